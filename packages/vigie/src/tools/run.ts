@@ -1,0 +1,111 @@
+import { z } from "zod";
+import { type Answer, errorAnswer, MAX_ANSWER_BYTES, serialize, toErrorAnswer, writeReport } from "../core/answer.ts";
+import { type Shape, type ToolContext, type ToolDefinition, toolName } from "./define.ts";
+
+const schemas = new WeakMap<ToolDefinition, z.ZodObject<Shape>>();
+
+function schemaOf(definition: ToolDefinition): z.ZodObject<Shape> {
+  let schema = schemas.get(definition);
+  if (!schema) {
+    schema = z.strictObject(definition.args(z));
+    schemas.set(definition, schema);
+  }
+  return schema;
+}
+
+/** The accepted form of one argument, from its schema's description and type. */
+function acceptedForm(definition: ToolDefinition, key: string): string {
+  const field = schemaOf(definition).shape[key];
+  if (!field) return "";
+  const json = z.toJSONSchema(field, { unrepresentable: "any" }) as {
+    type?: string;
+    enum?: unknown[];
+    minimum?: number;
+    maximum?: number;
+    description?: string;
+  };
+  const parts: string[] = [];
+  if (json.enum) parts.push(`one of ${json.enum.map((v) => JSON.stringify(v)).join(", ")}`);
+  else if (json.type) parts.push(json.type);
+  if (json.minimum !== undefined || json.maximum !== undefined) parts.push(`from ${json.minimum ?? "-∞"} to ${json.maximum ?? "∞"}`);
+  if (json.description) parts.push(`(${json.description})`);
+  return parts.join(" ");
+}
+
+/** Validates raw arguments; returns the parsed ones or an error answer naming the argument. */
+export function parseArgs(
+  definition: ToolDefinition,
+  raw: unknown,
+): { ok: true; args: Record<string, unknown> } | { ok: false; answer: Answer } {
+  const input = raw === undefined || raw === null ? {} : raw;
+  const name = toolName(definition);
+  const accepted = Object.keys(schemaOf(definition).shape);
+  if (typeof input !== "object" || Array.isArray(input)) {
+    return {
+      ok: false,
+      answer: errorAnswer(`${name}: arguments must be an object`, `Pass an object with any of: ${accepted.join(", ") || "no arguments"}.`),
+    };
+  }
+  const result = schemaOf(definition).safeParse(input);
+  if (result.success) return { ok: true, args: result.data };
+  const issue = result.error.issues[0];
+  if (issue?.code === "unrecognized_keys") {
+    return {
+      ok: false,
+      answer: errorAnswer(
+        `${name}: unknown argument ${issue.keys.map((k) => `"${k}"`).join(", ")}`,
+        `Remove it and retry. Accepted arguments: ${accepted.join(", ") || "none"}.`,
+      ),
+    };
+  }
+  const key = String(issue?.path[0] ?? "");
+  const received = (input as Record<string, unknown>)[key];
+  return {
+    ok: false,
+    answer: errorAnswer(
+      `${name}: invalid argument "${key}": ${issue?.message ?? "invalid"} (got ${JSON.stringify(received)?.slice(0, 80) ?? "nothing"})`,
+      `Expected ${acceptedForm(definition, key) || "a valid value"}.`,
+      { argument: key },
+    ),
+  };
+}
+
+/**
+ * Runs a tool as every face does: validate, run, turn any exception into an error
+ * answer, and keep the answer small (a too-long answer is saved whole to a report file).
+ */
+export async function runTool(definition: ToolDefinition, raw: unknown, context: ToolContext): Promise<Answer> {
+  const parsed = parseArgs(definition, raw);
+  if (!parsed.ok) return parsed.answer;
+  let answer: Answer;
+  try {
+    answer = await definition.run(parsed.args as never, context);
+  } catch (error) {
+    answer = toErrorAnswer(error);
+  }
+  return capAnswer(definition, answer, context);
+}
+
+function capAnswer(definition: ToolDefinition, answer: Answer, context: ToolContext): Answer {
+  const text = serialize(answer);
+  if (Buffer.byteLength(text) <= MAX_ANSWER_BYTES) return answer;
+  const report = writeReport(context.project, `${toolName(definition)}-answer.json`, answer);
+  const trimmed: Answer = {};
+  for (const [key, value] of Object.entries(answer)) {
+    trimmed[key] = Array.isArray(value)
+      ? value.slice(0, 3)
+      : typeof value === "string" && value.length > 300
+        ? `${value.slice(0, 299)}…`
+        : value;
+    if (Buffer.byteLength(serialize({ ...trimmed, truncated: true, fullAnswer: report })) > MAX_ANSWER_BYTES - 64) {
+      delete trimmed[key];
+      break;
+    }
+  }
+  return { ...trimmed, truncated: true, fullAnswer: report };
+}
+
+/** Runs a tool and serializes the answer: what OpenCode and MCP send to the model. */
+export async function runToolText(definition: ToolDefinition, raw: unknown, context: ToolContext): Promise<string> {
+  return serialize(await runTool(definition, raw, context));
+}
