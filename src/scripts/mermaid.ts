@@ -57,6 +57,8 @@ export async function renderDiagrams(): Promise<void> {
         host.dataset.mermaidState = "rendered";
         host.querySelector("pre")?.setAttribute("hidden", "");
       } catch (error) {
+        // mermaid.render leaves its temporary element (with an error drawing) in the body.
+        document.getElementById(`dmermaid-diagram-${index + 1}`)?.remove();
         const message = error instanceof Error ? error.message : String(error);
         showError(host, message);
         console.error(`Mermaid diagram ${index + 1} failed to render: ${message}`);

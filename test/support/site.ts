@@ -1,102 +1,18 @@
 // Shared by the blog's end-to-end tests: one build, one `astro preview` on a free
 // loopback port in its own process group, killed whole at the end.
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { existsSync } from "node:fs";
-import { createServer } from "node:net";
-import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 
-export const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
-// Run Astro with this process's Node (the project's), whatever `node` is first on PATH.
-const ASTRO_BIN = join(ROOT, "node_modules", "astro", "bin", "astro.mjs");
+export { buildBlog, freePort, killGroup, type Served as Preview, serveBlog } from "../../packages/vigie/test/support/blog.ts";
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  server.close();
-  if (!address || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
+import { BLOG_ROOT, buildBlog, serveBlog } from "../../packages/vigie/test/support/blog.ts";
 
-/** Runs a command to completion in its own process group; rejects with its output tail on failure. */
-export async function run(command: string, args: string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<string> {
-  const child = spawn(command, args, {
-    cwd: options.cwd ?? ROOT,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, NO_COLOR: "1", ASTRO_TELEMETRY_DISABLED: "1" },
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk) => (output += chunk));
-  child.stderr?.on("data", (chunk) => (output += chunk));
-  const timer = setTimeout(() => killGroup(child), options.timeoutMs ?? 180_000);
-  const [code] = (await once(child, "exit")) as [number | null];
-  clearTimeout(timer);
-  if (code !== 0) throw new Error(`${command} ${args.join(" ")} exited with ${code}:\n${output.slice(-3000)}`);
-  return output;
-}
+export const ROOT = BLOG_ROOT;
 
-export function killGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // already gone
-  }
-}
+/** Builds the blog at the repository root when dist/ is missing or older than its sources. */
+export const buildSite = () => buildBlog(ROOT);
 
-let built = false;
-/** Builds the blog once per test process (the build is what the tests look at). */
-export async function buildSite(): Promise<void> {
-  if (built && existsSync(join(ROOT, "dist", "index.html"))) return;
-  await run(process.execPath, [ASTRO_BIN, "build"]);
-  built = true;
-}
-
-export interface Preview {
-  url: string;
-  port: number;
-  stop(): Promise<void>;
-}
-
-/** Serves dist/ with `astro preview` on a free loopback port. */
-export async function startPreview(): Promise<Preview> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [ASTRO_BIN, "preview", "--port", String(port), "--host", "127.0.0.1"], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, NO_COLOR: "1", ASTRO_TELEMETRY_DISABLED: "1" },
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk) => (output += chunk));
-  child.stderr?.on("data", (chunk) => (output += chunk));
-  const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, "exit");
-    killGroup(child, "SIGTERM");
-    const timer = setTimeout(() => killGroup(child, "SIGKILL"), 5000);
-    await exited;
-    clearTimeout(timer);
-  };
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`astro preview exited with ${child.exitCode}:\n${output}`);
-    try {
-      const response = await fetch(`${url}/`, { signal: AbortSignal.timeout(1000) });
-      if (response.ok) return { url, port, stop };
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  await stop();
-  throw new Error(`astro preview did not answer within 30 s:\n${output}`);
-}
+/** Serves the repository's dist/ with `astro preview` on a free loopback port. */
+export const startPreview = () => serveBlog(ROOT, "preview");
 
 /** Every page URL listed by the built sitemap, as paths. */
 export async function sitemapPaths(baseUrl: string): Promise<string[]> {

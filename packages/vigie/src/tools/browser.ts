@@ -1,4 +1,204 @@
-import type { ToolDefinition } from "./define.ts";
+import { type Answer, clip, writeReport } from "../core/answer.ts";
+import { auditA11y } from "../core/browser/a11y.ts";
+import { crawlSite, failingPages } from "../core/browser/crawl.ts";
+import { checkJsErrors, summarize } from "../core/browser/jsErrors.ts";
+import { measurePerf } from "../core/browser/perf.ts";
+import { takeScreenshot } from "../core/browser/screenshot.ts";
+import { sharedSession } from "../core/browser/session.ts";
+import { visualDiff } from "../core/browser/visualDiff.ts";
+import type { FailedRequest, PageFindings } from "../core/browser/watch.ts";
+import { budgetsOf, loadConfig } from "../core/config.ts";
+import { resolveBaseUrl, resolvePageUrl } from "../core/target.ts";
+import { defineTool, type ToolDefinition, type Zod } from "./define.ts";
 
-/** blog_browser_*: the page checks in a real Chromium. */
-export const browserTools: ToolDefinition[] = [];
+const target = (z: Zod) => ({
+  path: z.string().describe('Site path, e.g. "/en/articles/". Default "/".').optional(),
+  port: z.number().int().min(1).max(65535).describe("Server port on 127.0.0.1. Default: the running dev server's.").optional(),
+});
+const viewport = (z: Zod) => z.enum(["desktop", "mobile"]).describe("Default desktop.").optional();
+
+const MAX_LISTED = 5;
+
+function request(failed: FailedRequest, origin: string): string {
+  const where = failed.url.startsWith(origin) ? failed.url.slice(origin.length) : failed.url;
+  return clip(`${failed.status ?? failed.reason} ${failed.type} ${where}`, 160);
+}
+
+function listed(items: string[], max = 200): string[] {
+  const shown = items.slice(0, MAX_LISTED).map((item) => clip(item, max));
+  return items.length > MAX_LISTED ? [...shown, `+${items.length - MAX_LISTED} more (see report)`] : shown;
+}
+
+/** The compact form of one page's findings, as js_errors answers it. */
+export function findingsAnswer(findings: PageFindings, path: string): Answer {
+  const origin = new URL(findings.url).origin;
+  return {
+    path,
+    status: findings.status,
+    summary: summarize(findings),
+    errors: listed(findings.errors),
+    failedRequests: listed(findings.failedRequests.map((failed) => request(failed, origin))),
+    ...(findings.mermaid.length
+      ? { mermaid: findings.mermaid.slice(0, MAX_LISTED).map((m) => ({ diagram: m.diagram, message: clip(m.message, 200) })) }
+      : {}),
+    ...(findings.devError ? { devError: findings.devError } : {}),
+    ...(findings.warnings.length ? { warnings: listed(findings.warnings, 150) } : {}),
+    ...(findings.incomplete ? { incomplete: findings.incomplete } : {}),
+  };
+}
+
+export const browserTools: ToolDefinition[] = [
+  defineTool({
+    exportName: "js_errors",
+    group: "browser",
+    description:
+      "Load one page in headless Chromium and report what breaks it at runtime: uncaught errors, console errors, failed requests and responses >= 400, failed Mermaid diagrams, Astro's dev error page. Call after every change to a page.",
+    args: (z) => ({ ...target(z), warnings: z.boolean().describe("Also list console warnings.").optional() }),
+    run: async (args, { project }) => {
+      const path = args.path ?? "/";
+      const findings = await checkJsErrors(sharedSession(), resolvePageUrl(project, args), { warnings: args.warnings ?? false });
+      const answer = findingsAnswer(findings, path);
+      const total = findings.errors.length + findings.failedRequests.length + findings.mermaid.length;
+      return total > MAX_LISTED
+        ? { ...answer, report: writeReport(project, `js-errors-${path.replace(/\W+/g, "-")}.json`, findings) }
+        : answer;
+    },
+  }),
+  defineTool({
+    exportName: "perf",
+    group: "browser",
+    description:
+      "Measure a page over N cold loads: median TTFB, DOMContentLoaded, load, LCP, CLS, bytes, requests, JS bytes, each against the budget (vigie.config.json; default load <= 200 ms). Judge budgets on a preview build, not the dev server.",
+    args: (z) => ({ ...target(z), runs: z.number().int().min(1).max(20).describe("Loads to take the median of. Default 3.").optional() }),
+    run: async (args, { project }) => {
+      const result = await measurePerf(sharedSession(), resolvePageUrl(project, args), {
+        runs: args.runs ?? 3,
+        budgets: budgetsOf(loadConfig(project)),
+      });
+      return {
+        path: args.path ?? "/",
+        ...result,
+        url: undefined,
+        ...(result.server === "dev"
+          ? { note: "Measured on the dev server: timings are not what readers get. Build, start with mode preview, then measure." }
+          : {}),
+      };
+    },
+  }),
+  defineTool({
+    exportName: "screenshot",
+    group: "browser",
+    description:
+      "Save a PNG of a page (viewport or full page, desktop or mobile, or one element) under .opencode/screenshots/ and answer with its path and size, not the image.",
+    args: (z) => ({
+      ...target(z),
+      viewport: viewport(z),
+      fullPage: z.boolean().describe("Whole page instead of the viewport.").optional(),
+      selector: z.string().min(1).max(300).describe("CSS selector of one element to capture.").optional(),
+    }),
+    run: async (args, { project }) => {
+      const shot = await takeScreenshot(project, sharedSession(), resolvePageUrl(project, args), args.path ?? "/", args);
+      const faults = summarize(shot.findings);
+      return {
+        file: shot.file,
+        width: shot.width,
+        height: shot.height,
+        bytes: shot.bytes,
+        ...(faults.startsWith("clean") ? {} : { pageFaults: faults }),
+      };
+    },
+  }),
+  defineTool({
+    exportName: "a11y",
+    group: "browser",
+    description: "Audit a page with axe-core; answers violations grouped by rule with impact, node count and one target selector.",
+    args: (z) => ({
+      ...target(z),
+      tags: z
+        .array(z.string().regex(/^[a-z0-9.-]+$/))
+        .describe('axe tags to run only, e.g. ["wcag2a","wcag2aa"].')
+        .optional(),
+    }),
+    run: async (args, { project }) => {
+      const result = await auditA11y(sharedSession(), resolvePageUrl(project, args), { tags: args.tags });
+      const counts: Record<string, number> = {};
+      for (const v of result.violations) counts[v.impact] = (counts[v.impact] ?? 0) + 1;
+      const report = result.violations.length
+        ? writeReport(project, `a11y-${(args.path ?? "/").replace(/\W+/g, "-")}.json`, result)
+        : undefined;
+      return {
+        path: args.path ?? "/",
+        violations: result.violations.slice(0, 8).map(({ id, impact, help, count, target: selector }) => ({
+          id,
+          impact,
+          help: clip(help, 100),
+          count,
+          target: clip(selector, 120),
+        })),
+        counts,
+        passes: result.passes,
+        ...(report ? { report } : {}),
+      };
+    },
+  }),
+  defineTool({
+    exportName: "crawl",
+    group: "browser",
+    description:
+      "Check every page of the site (sitemap, else links from /) for HTTP status and runtime errors, in parallel. Answers counts and the failing pages only; the full table goes to a report file.",
+    args: (z) => ({
+      port: target(z).port,
+      maxPages: z.number().int().min(1).max(5000).describe("Stop after this many pages. Default 500.").optional(),
+      concurrency: z.number().int().min(1).max(16).describe("Pages checked at once. Default 4.").optional(),
+    }),
+    run: async (args, { project, progress, signal }) => {
+      const baseUrl = resolveBaseUrl(project, args);
+      const result = await crawlSite(sharedSession(), baseUrl, {
+        maxPages: args.maxPages,
+        concurrency: args.concurrency,
+        signal,
+        onProgress: (done, total, path) => progress?.(`crawl ${done}/${total} ${path}`, { done, total }),
+      });
+      const failing = failingPages(result);
+      const report = writeReport(project, "crawl.json", result);
+      return {
+        pages: result.pages.length,
+        ok: result.pages.length - failing.length,
+        failing: failing.slice(0, 8).map((page) => ({
+          path: page.path,
+          status: page.status,
+          summary: summarize(page),
+          first: clip(
+            page.errors[0] ??
+              page.mermaid[0]?.message ??
+              (page.failedRequests[0] ? request(page.failedRequests[0], baseUrl) : (page.devError?.message ?? "")),
+            160,
+          ),
+        })),
+        ...(failing.length > 8 ? { moreFailing: failing.length - 8 } : {}),
+        ...(result.skipped ? { skipped: result.skipped } : {}),
+        source: result.source,
+        ms: result.ms,
+        report,
+      };
+    },
+  }),
+  defineTool({
+    exportName: "visual_diff",
+    group: "browser",
+    description:
+      "Compare a page's screenshot with its baseline in .opencode/baselines/ (pixelmatch). Answers match, changed (with diffRatio and a diff image path) or baseline_created; update: true rewrites the baseline.",
+    args: (z) => ({
+      ...target(z),
+      viewport: viewport(z),
+      fullPage: z.boolean().describe("Whole page (default true).").optional(),
+      selector: z.string().min(1).max(300).describe("CSS selector of one element to compare.").optional(),
+      threshold: z.number().min(0).max(1).describe("Per-pixel colour threshold. Default 0.1.").optional(),
+      update: z.boolean().describe("Write the current screenshot as the baseline.").optional(),
+    }),
+    run: async (args, { project }) => ({
+      path: args.path ?? "/",
+      ...(await visualDiff(project, sharedSession(), resolvePageUrl(project, args), args.path ?? "/", args)),
+    }),
+  }),
+];

@@ -1,4 +1,64 @@
-import type { ToolDefinition } from "./define.ts";
+import { devServerStatus, httpGet, readDevLogs, startDevServer, stopDevServer } from "../core/devServer/index.ts";
+import { defineTool, type ToolDefinition } from "./define.ts";
+
+const start = defineTool({
+  exportName: "start",
+  group: "dev",
+  description:
+    "Start the dev server in the background (idempotent) and wait until it serves. Answers status (started/already_running/failed), pid, real port, url; on failure why, and the log tail.",
+  args: (z) => ({
+    port: z.number().int().min(1).max(65535).describe("default 4321, else the next free one").optional(),
+    mode: z.enum(["dev", "preview"]).describe('"preview": serve the last build').optional(),
+    timeoutMs: z.number().int().min(1000).max(300_000).describe("default 30000").optional(),
+  }),
+  run: (args, context) => startDevServer(context.project, { ...args, signal: context.signal }),
+});
+
+const stop = defineTool({
+  exportName: "stop",
+  group: "dev",
+  description: "Stop the dev server's whole process tree and free its port. Answers stopped, pid, ms, or why nothing was stopped.",
+  args: (z) => ({
+    graceMs: z.number().int().min(0).max(60_000).describe("TERM to KILL delay, default 5000").optional(),
+  }),
+  run: (args, context) => stopDevServer(context.project, args),
+});
+
+const status = defineTool({
+  exportName: "status",
+  group: "dev",
+  description:
+    "Is the dev server running and answering? Answers running, healthy, pid, port, url, uptimeS; for a crashed server its exit code and log tail.",
+  args: () => ({}),
+  run: (_args, context) => devServerStatus(context.project),
+});
+
+const logs = defineTool({
+  exportName: "logs",
+  group: "dev",
+  description:
+    "The dev server's log without colours: last lines, errors with their stacks, or lines with some text. Answers lines, total, truncated.",
+  args: (z) => ({
+    lines: z.number().int().min(1).max(500).describe("default 50").optional(),
+    filter: z.string().min(1).max(200).describe("text the lines contain").optional(),
+    level: z.enum(["error", "warn"]).describe("errors (warn: and warnings)").optional(),
+    since: z.enum(["last"]).describe("only lines new since the previous call").optional(),
+  }),
+  run: (args, context) => readDevLogs(context.project, args),
+});
+
+const http_get = defineTool({
+  exportName: "http_get",
+  group: "dev",
+  description:
+    "GET a path on the local dev server to check a route without a browser. Answers status, contentType, bodyLength, title, redirectedTo, bodyExcerpt; on Astro's error page the error and its logged message.",
+  args: (z) => ({
+    path: z.string().min(1).describe('starts with "/", e.g. "/en/"'),
+    port: z.number().int().min(1).max(65535).describe("default: the dev server's").optional(),
+    timeoutMs: z.number().int().min(100).max(120_000).describe("default 10000").optional(),
+  }),
+  run: (args, context) => httpGet(context.project, { ...args, signal: context.signal }),
+});
 
 /** blog_dev_*: the dev-server lifecycle. */
-export const devTools: ToolDefinition[] = [];
+export const devTools: ToolDefinition[] = [start, stop, status, logs, http_get] as ToolDefinition[];

@@ -42,5 +42,10 @@ export async function launchChromium(options: { timeoutMs?: number } = {}): Prom
     headless: true,
     args: CHROMIUM_ARGS,
     timeout: options.timeoutMs ?? 30_000,
+    // The session kills its browser on these signals and lets them end the process;
+    // Playwright's own handlers would keep a process with other work alive.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
   });
 }

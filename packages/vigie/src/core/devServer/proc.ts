@@ -1,7 +1,17 @@
 // What Linux's /proc says about a process: enough to recognise our server after the
 // process that started it is gone, and to never signal a process that is not ours.
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { clip } from "../answer.ts";
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { clip, VigieError } from "../answer.ts";
+
+/** The dev-server tools read /proc to recognise their processes: without it they refuse to act. */
+export function requireProc(): void {
+  if (!existsSync("/proc/self/stat")) {
+    throw new VigieError(
+      "the dev-server tools need Linux's /proc to recognise their processes, and this system has none",
+      "Run vigie on Linux (a container or WSL 2 will do), or start the dev server yourself and use the browser tools with its port.",
+    );
+  }
+}
 
 export interface ProcStat {
   pid: number;

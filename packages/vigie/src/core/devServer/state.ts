@@ -59,7 +59,8 @@ export function readRecord(project: Project): DevServerRecord | undefined {
   if (text === undefined) return undefined;
   try {
     const record = JSON.parse(text) as DevServerRecord;
-    return Number.isInteger(record.pid) && Number.isInteger(record.pgid) && Number.isInteger(record.startTime) ? record : undefined;
+    const valid = Number.isInteger(record.pid) && record.pid > 1 && record.pgid === record.pid && Number.isInteger(record.startTime);
+    return valid ? record : undefined;
   } catch {
     return undefined;
   }
@@ -99,7 +100,7 @@ export type Inspection =
   /** The files name a process that is not our server: never signal it. */
   | { kind: "stale"; pid?: number; reason: string }
   | { kind: "exited"; record: DevServerRecord; exit?: ExitStatus }
-  | { kind: "running"; record: DevServerRecord; members: number[] };
+  | { kind: "running"; record: DevServerRecord };
 
 /**
  * Is the recorded server alive and ours? The leader must have the recorded start time.
@@ -115,13 +116,13 @@ export function inspect(project: Project): Inspection {
     if (!Number.isInteger(pid) || pid <= 0) return { kind: "stale", reason: `the pid file holds "${pidText.slice(0, 20)}", not a pid` };
     return { kind: "stale", pid, reason: staleReason(pid, "there is no ownership record (dev-server.json) to prove it is our server") };
   }
-  if (record.bootId !== bootId()) return { kind: "stale", pid: record.pid, reason: `pid ${record.pid} was recorded before the machine rebooted` };
+  if (record.bootId !== bootId())
+    return { kind: "stale", pid: record.pid, reason: `pid ${record.pid} was recorded before the machine rebooted` };
   const leader = readProcStat(record.pid);
   if (leader && leader.startTime !== record.startTime) {
     return { kind: "stale", pid: record.pid, reason: staleReason(record.pid, "its start time differs from the recorded one (pid reused)") };
   }
-  const members = groupMembers(record.pgid);
-  if (isLive(leader) || members.length > 0) return { kind: "running", record, members };
+  if (isLive(leader) || groupMembers(record.pgid).length > 0) return { kind: "running", record };
   return { kind: "exited", record, exit: readExit(project) };
 }
 

@@ -1,0 +1,152 @@
+// crawl: every page of the site (sitemap, else same-origin links from "/"), each checked
+// for its status and runtime faults with bounded concurrency, one reused page per worker.
+import type { Page } from "playwright-core";
+import type { BrowserSession } from "./session.ts";
+import { type CheckOptions, checkPage, hasFaults, type PageFindings } from "./watch.ts";
+
+export interface CrawlOptions extends CheckOptions {
+  concurrency?: number;
+  maxPages?: number;
+  /** Only this share of the pages: { index: 1..count, count }. */
+  shard?: { index: number; count: number };
+  /** Paths to check instead of discovering them. */
+  paths?: string[];
+  onProgress?: (done: number, total: number, path: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface CrawlPage extends PageFindings {
+  path: string;
+}
+
+export interface CrawlResult {
+  /** How pages were found. */
+  source: "sitemap" | "links" | "given";
+  discovered: number;
+  pages: CrawlPage[];
+  /** Pages beyond maxPages, not checked. */
+  skipped: number;
+  ms: number;
+}
+
+async function fetchText(url: string): Promise<string | undefined> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(10_000), redirect: "follow" });
+    return response.ok ? await response.text() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const locs = (xml: string) => [...xml.matchAll(/<loc>\s*([^<\s]+)\s*<\/loc>/g)].map((match) => match[1] ?? "");
+
+/** Paths listed by sitemap-index.xml or sitemap.xml (their host is the production one; only the path counts). */
+export async function sitemapPaths(baseUrl: string): Promise<string[] | undefined> {
+  for (const name of ["/sitemap-index.xml", "/sitemap.xml"]) {
+    const xml = await fetchText(`${baseUrl}${name}`);
+    if (!xml) continue;
+    const entries = locs(xml);
+    const paths: string[] = [];
+    if (/<sitemapindex/.test(xml)) {
+      for (const sitemap of entries) {
+        const inner = await fetchText(`${baseUrl}${new URL(sitemap, baseUrl).pathname}`);
+        if (inner) for (const loc of locs(inner)) paths.push(new URL(loc, baseUrl).pathname);
+      }
+    } else {
+      for (const loc of entries) paths.push(new URL(loc, baseUrl).pathname);
+    }
+    if (paths.length) return [...new Set(paths)];
+  }
+  return undefined;
+}
+
+async function linksOf(page: Page, baseUrl: string): Promise<string[]> {
+  const hrefs = await page.$$eval("a[href]", (anchors) => anchors.map((a) => (a as HTMLAnchorElement).href)).catch(() => [] as string[]);
+  const origin = new URL(baseUrl).origin;
+  return hrefs
+    .map((href) => {
+      try {
+        const url = new URL(href);
+        return url.origin === origin && !/\.(xml|png|jpe?g|webp|svg|gif|pdf|zip|txt|json)$/i.test(url.pathname) ? url.pathname : undefined;
+      } catch {
+        return undefined;
+      }
+    })
+    .filter((path): path is string => path !== undefined);
+}
+
+export async function crawlSite(session: BrowserSession, baseUrl: string, options: CrawlOptions = {}): Promise<CrawlResult> {
+  const started = Date.now();
+  const maxPages = options.maxPages ?? 500;
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? 4, 16));
+  const fromSitemap = options.paths ? undefined : await sitemapPaths(baseUrl);
+  const source: CrawlResult["source"] = options.paths ? "given" : fromSitemap ? "sitemap" : "links";
+  let queue = options.paths ?? fromSitemap ?? ["/"];
+  if (options.shard) {
+    const { index, count } = options.shard;
+    queue = [...queue].sort().filter((_, position) => position % count === index - 1);
+  }
+  const seen = new Set(queue);
+  const pages: CrawlPage[] = [];
+  let skipped = 0;
+  const take = (): string | undefined => {
+    while (queue.length) {
+      const path = queue.shift();
+      if (path === undefined) return undefined;
+      if (pages.length + active >= maxPages) {
+        skipped += 1;
+        continue;
+      }
+      return path;
+    }
+    return undefined;
+  };
+  let active = 0;
+  let discovered = queue.length;
+
+  await session.withContext(async (context) => {
+    const worker = async () => {
+      let page = await context.newPage();
+      while (!options.signal?.aborted) {
+        const path = take();
+        if (path === undefined) {
+          // Another worker may still find links to follow.
+          if (active === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 25));
+          continue;
+        }
+        active += 1;
+        const findings = await checkPage(page, `${baseUrl}${path}`, options).catch(
+          (error: Error): PageFindings => ({
+            url: `${baseUrl}${path}`,
+            status: 0,
+            errors: [],
+            warnings: [],
+            failedRequests: [],
+            mermaid: [],
+            incomplete: error.message.split("\n")[0] ?? "check failed",
+          }),
+        );
+        pages.push({ path, ...findings });
+        if (source === "links" && !options.shard && findings.status > 0 && findings.status < 400) {
+          for (const link of await linksOf(page, baseUrl)) {
+            if (seen.has(link)) continue;
+            seen.add(link);
+            queue.push(link);
+            discovered += 1;
+          }
+        }
+        active -= 1;
+        options.onProgress?.(pages.length, Math.min(discovered, maxPages), path);
+        if (page.isClosed()) page = await context.newPage();
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  });
+  pages.sort((a, b) => a.path.localeCompare(b.path));
+  return { source, discovered, pages, skipped, ms: Date.now() - started };
+}
+
+export function failingPages(result: CrawlResult): CrawlPage[] {
+  return result.pages.filter(hasFaults);
+}

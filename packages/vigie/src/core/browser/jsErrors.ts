@@ -1,0 +1,46 @@
+import type { BrowserSession } from "./session.ts";
+import { type CheckOptions, checkPage, type PageFindings } from "./watch.ts";
+
+/** js_errors: one page in a fresh context, every runtime fault. */
+export async function checkJsErrors(
+  session: BrowserSession,
+  url: string,
+  options: CheckOptions & { timeoutMs?: number } = {},
+): Promise<PageFindings> {
+  return session.withContext(async (context) => {
+    const page = await context.newPage();
+    return withTimeout(checkPage(page, url, options), options.timeoutMs ?? 45_000, async () => {
+      await page.close().catch(() => undefined);
+    });
+  });
+}
+
+/** Races a check against an overall timeout; on timeout, runs `onTimeout` and rejects. */
+export async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Promise<void>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  // If the timeout wins, the abandoned work may still fail later: never let that crash us.
+  work.catch(() => undefined);
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      void onTimeout().finally(() => reject(new Error(`the check did not finish within ${Math.round(ms / 1000)} s`)));
+    }, ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** One line per kind of fault, for an answer's summary. */
+export function summarize(findings: PageFindings): string {
+  const parts: string[] = [];
+  if (findings.status >= 400 || findings.status === 0) parts.push(findings.status ? `HTTP ${findings.status}` : "no answer");
+  if (findings.devError) parts.push(`dev error page (${findings.devError.name})`);
+  const count = (n: number, word: string) => n > 0 && parts.push(`${n} ${word}${n > 1 ? "s" : ""}`);
+  count(findings.errors.length, "error");
+  count(findings.failedRequests.length, "failed request");
+  count(findings.mermaid.length, "failed diagram");
+  if (findings.incomplete) parts.push(`incomplete: ${findings.incomplete}`);
+  return parts.length ? parts.join(", ") : "clean: no error, no failed request";
+}

@@ -1,0 +1,134 @@
+// perf: N loads of a page with a cold HTTP cache in a warm browser (as a first-time reader), the
+// medians of the navigation timings, LCP, CLS, bytes and requests, against the budget.
+
+import type { BrowserContext } from "playwright-core";
+import type { Budgets } from "../config.ts";
+import type { BrowserSession } from "./session.ts";
+
+export interface PerfSample {
+  ttfbMs: number;
+  domInteractiveMs: number;
+  domContentLoadedMs: number;
+  loadMs: number;
+  lcpMs: number;
+  cls: number;
+  transferKb: number;
+  requests: number;
+  jsKb: number;
+}
+
+export type MetricName = keyof PerfSample;
+
+export interface PerfResult {
+  url: string;
+  runs: number;
+  /** "dev" when the page came from a dev server (timings there are not what readers get). */
+  server: "dev" | "production";
+  medians: PerfSample;
+  budget: Partial<Record<MetricName, { value: number; max: number; pass: boolean }>>;
+  verdict: "pass" | "over_budget";
+}
+
+const OBSERVE = `(() => {
+  const state = { lcp: 0, cls: 0 };
+  Object.defineProperty(window, "__vigiePerf", { value: state });
+  try {
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) state.lcp = entry.renderTime || entry.loadTime || entry.startTime;
+    }).observe({ type: "largest-contentful-paint", buffered: true });
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) if (!entry.hadRecentInput) state.cls += entry.value;
+    }).observe({ type: "layout-shift", buffered: true });
+  } catch {}
+})();`;
+
+/**
+ * One load of the page with the HTTP cache disabled, in a context that already loaded
+ * the page once: the browser is warm (as a reader's is), the network is cold.
+ */
+async function sample(context: BrowserContext, url: string, timeoutMs: number): Promise<{ sample: PerfSample; dev: boolean }> {
+  const page = await context.newPage();
+  try {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+    await page.goto(url, { waitUntil: "load", timeout: timeoutMs });
+    return await page.evaluate(async () => {
+      const perf = (window as unknown as { __vigiePerf?: { lcp: number; cls: number } }).__vigiePerf ?? { lcp: 0, cls: 0 };
+      // loadEventEnd is written after the load handlers, LCP entries arrive a little later.
+      for (let waited = 0; waited < 1000 && (waited < 50 || perf.lcp === 0); waited += 25)
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
+      const resources = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
+      // Bytes on the wire: headers and (compressed) body.
+      const size = (entry: PerformanceResourceTiming) => entry.transferSize || entry.encodedBodySize || 0;
+      const isJs = (entry: PerformanceResourceTiming) => entry.initiatorType === "script" || /\.m?js(\?|$)/.test(entry.name);
+      const round = (n: number) => Math.round(n * 10) / 10;
+      return {
+        dev: Boolean(document.querySelector('script[src*="/@vite/client"]')),
+        sample: {
+          ttfbMs: round(nav ? nav.responseStart - nav.startTime : 0),
+          domInteractiveMs: round(nav?.domInteractive ?? 0),
+          domContentLoadedMs: round(nav?.domContentLoadedEventEnd ?? 0),
+          loadMs: round(nav?.loadEventEnd ?? 0),
+          lcpMs: round(perf.lcp),
+          cls: Math.round(perf.cls * 1000) / 1000,
+          transferKb: round(((nav ? size(nav) : 0) + resources.reduce((sum, entry) => sum + size(entry), 0)) / 1024),
+          requests: resources.length + 1,
+          jsKb: round(resources.filter(isJs).reduce((sum, entry) => sum + size(entry), 0) / 1024),
+        },
+      };
+    });
+  } finally {
+    await page.close().catch(() => undefined);
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+const BUDGET_KEYS: Record<keyof Budgets, MetricName> = {
+  ttfbMs: "ttfbMs",
+  domInteractiveMs: "domInteractiveMs",
+  domContentLoadedMs: "domContentLoadedMs",
+  loadMs: "loadMs",
+  lcpMs: "lcpMs",
+  cls: "cls",
+  transferKb: "transferKb",
+  requests: "requests",
+  jsKb: "jsKb",
+};
+
+export async function measurePerf(
+  session: BrowserSession,
+  url: string,
+  options: { runs?: number; budgets: Budgets; timeoutMs?: number },
+): Promise<PerfResult> {
+  const runs = options.runs ?? 3;
+  const samples: PerfSample[] = [];
+  let dev = false;
+  await session.withContext(async (context) => {
+    await context.addInitScript(OBSERVE);
+    // A first load, not counted: starts the site's renderer process.
+    await sample(context, url, options.timeoutMs ?? 20_000);
+    for (let run = 0; run < runs; run += 1) {
+      const result = await sample(context, url, options.timeoutMs ?? 20_000);
+      samples.push(result.sample);
+      dev ||= result.dev;
+    }
+  });
+  const medians = Object.fromEntries(
+    (Object.keys(samples[0] ?? {}) as MetricName[]).map((key) => [key, Math.round(median(samples.map((s) => s[key])) * 1000) / 1000]),
+  ) as unknown as PerfSample;
+  const budget: PerfResult["budget"] = {};
+  for (const [key, max] of Object.entries(options.budgets) as [keyof Budgets, number | undefined][]) {
+    if (max === undefined) continue;
+    const metric = BUDGET_KEYS[key];
+    budget[metric] = { value: medians[metric], max, pass: medians[metric] <= max };
+  }
+  const verdict = Object.values(budget).every((entry) => entry?.pass) ? "pass" : "over_budget";
+  return { url, runs, server: dev ? "dev" : "production", medians, budget, verdict };
+}

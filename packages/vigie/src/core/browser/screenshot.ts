@@ -1,0 +1,67 @@
+// screenshot: a PNG of a page (viewport or full page, desktop or mobile, or one element)
+// under .opencode/screenshots/, named from the path; the answer is a path, not the image.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { VigieError } from "../answer.ts";
+import { type Project, relativePath, statePath } from "../project.ts";
+import { pngSize, pruneOldest, slugForPath, timestamp } from "./names.ts";
+import type { BrowserSession } from "./session.ts";
+import { VIEWPORTS, type ViewportName } from "./viewports.ts";
+import { checkPage, type PageFindings } from "./watch.ts";
+
+export const KEEP_SCREENSHOTS = 50;
+
+export interface ShotOptions {
+  viewport?: ViewportName;
+  fullPage?: boolean;
+  /** CSS selector of one element to capture. */
+  selector?: string;
+}
+
+export interface ShotResult {
+  file: string;
+  width: number;
+  height: number;
+  bytes: number;
+  findings: PageFindings;
+}
+
+/** Captures a settled page as PNG bytes (animations stopped, caret hidden). */
+export async function capture(page: Page, options: ShotOptions): Promise<Buffer> {
+  const common = { animations: "disabled", caret: "hide", timeout: 15_000 } as const;
+  if (options.selector) {
+    const element = page.locator(options.selector).first();
+    if ((await element.count()) === 0) {
+      throw new VigieError(
+        `selector ${JSON.stringify(options.selector)} matched nothing on the page`,
+        "Check the selector against the page (blog_dev_http_get shows the HTML), or omit it to capture the page.",
+        {
+          argument: "selector",
+        },
+      );
+    }
+    return element.screenshot(common);
+  }
+  return page.screenshot({ ...common, fullPage: options.fullPage ?? false });
+}
+
+export async function takeScreenshot(
+  project: Project,
+  session: BrowserSession,
+  url: string,
+  path: string,
+  options: ShotOptions = {},
+): Promise<ShotResult> {
+  const viewport = options.viewport ?? "desktop";
+  return session.withContext(async (context) => {
+    const page = await context.newPage();
+    const findings = await checkPage(page, url);
+    const png = await capture(page, options);
+    const dir = join(project.stateDir, "screenshots");
+    const file = statePath(project, "screenshots", `${slugForPath(path)}-${viewport}-${timestamp()}.png`);
+    writeFileSync(file, png);
+    pruneOldest(dir, KEEP_SCREENSHOTS);
+    return { file: relativePath(project, file), ...pngSize(png), bytes: png.length, findings };
+  }, VIEWPORTS[viewport]);
+}

@@ -1,0 +1,170 @@
+// One warm Chromium per process: launched on first use, shared by every check (each in
+// a fresh context), relaunched when it crashed, closed after an idle period and at exit.
+
+import { readdirSync, readFileSync } from "node:fs";
+import type { Browser, BrowserContext, BrowserContextOptions } from "playwright-core";
+import { launchChromium } from "./launch.ts";
+
+/**
+ * The pid of the Chromium this process launched last: Playwright starts it as our direct
+ * child. Read from /proc (Linux); undefined elsewhere.
+ */
+function findChromiumChild(): number | undefined {
+  let newest: { pid: number; start: number } | undefined;
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return undefined;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[1]) !== process.pid) continue;
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      if (!/chrom/i.test(cmdline) || !cmdline.includes("--remote-debugging-pipe")) continue;
+      const start = Number(fields[19]);
+      if (!newest || start >= newest.start) newest = { pid: Number(entry), start };
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return newest?.pid;
+}
+
+export interface SessionOptions {
+  /** Close the browser after this long without a check. Default 60 s. */
+  idleMs?: number;
+}
+
+export class BrowserSession {
+  #browser: Browser | undefined;
+  #launching: Promise<Browser> | undefined;
+  #idleTimer: NodeJS.Timeout | undefined;
+  #active = 0;
+  #launches = 0;
+  readonly idleMs: number;
+
+  constructor(options: SessionOptions = {}) {
+    this.idleMs = options.idleMs ?? 60_000;
+    sessions.add(this);
+  }
+
+  /** How many times this session launched Chromium (1 while it stays warm). */
+  get launches(): number {
+    return this.#launches;
+  }
+
+  get running(): boolean {
+    return this.#browser?.isConnected() ?? false;
+  }
+
+  /** The pid of the Chromium this session launched, while it runs. */
+  get pid(): number | undefined {
+    return this.#browser?.isConnected() ? this.#browserPid : undefined;
+  }
+  #browserPid: number | undefined;
+
+  async browser(): Promise<Browser> {
+    if (this.#browser?.isConnected()) return this.#browser;
+    this.#launching ??= (async () => {
+      try {
+        hookSignals();
+        const browser = await launchChromium();
+        this.#launches += 1;
+        this.#browserPid = findChromiumChild();
+        browser.on("disconnected", () => {
+          if (this.#browser === browser) this.#browser = undefined;
+        });
+        this.#browser = browser;
+        return browser;
+      } finally {
+        this.#launching = undefined;
+      }
+    })();
+    return this.#launching;
+  }
+
+  /** Runs `check` in a fresh browser context, closed afterwards whatever happens. */
+  async withContext<T>(check: (context: BrowserContext) => Promise<T>, options: BrowserContextOptions = {}): Promise<T> {
+    this.#active += 1;
+    this.#cancelIdle();
+    try {
+      const browser = await this.browser();
+      const context = await browser.newContext({ ignoreHTTPSErrors: true, ...options });
+      try {
+        return await check(context);
+      } finally {
+        await context.close().catch(() => undefined);
+      }
+    } finally {
+      this.#active -= 1;
+      if (this.#active === 0) this.#armIdle();
+    }
+  }
+
+  #cancelIdle(): void {
+    if (this.#idleTimer) clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+  }
+
+  #armIdle(): void {
+    this.#cancelIdle();
+    this.#idleTimer = setTimeout(() => void this.close(), this.idleMs);
+    // An idle browser never keeps the process alive on its own.
+    this.#idleTimer.unref();
+  }
+
+  /** Closes the browser (the next check launches a new one). */
+  async close(): Promise<void> {
+    this.#cancelIdle();
+    const browser = this.#browser ?? (await this.#launching?.catch(() => undefined));
+    this.#browser = undefined;
+    if (browser) await browser.close().catch(() => undefined);
+  }
+
+  /** Last resort at process exit: no Chromium may outlive us. Synchronous. */
+  killNow(): void {
+    const pid = this.#browserPid;
+    if (pid && this.#browser) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+const sessions = new Set<BrowserSession>();
+const killAll = () => {
+  for (const session of sessions) session.killNow();
+};
+process.once("exit", killAll);
+
+let signalsHooked = false;
+/**
+ * On SIGINT, SIGTERM or SIGHUP: kill our browsers, then let the signal do what it would
+ * have done (end the process) unless someone else handles it.
+ */
+function hookSignals(): void {
+  if (signalsHooked) return;
+  signalsHooked = true;
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    const handler = () => {
+      killAll();
+      process.off(signal, handler);
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    };
+    process.on(signal, handler);
+  }
+}
+
+let shared: BrowserSession | undefined;
+/** The process's shared session, used by the tools. */
+export function sharedSession(): BrowserSession {
+  shared ??= new BrowserSession({ idleMs: Number(process.env.VIGIE_BROWSER_IDLE_MS) || 60_000 });
+  return shared;
+}

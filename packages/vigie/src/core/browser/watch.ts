@@ -1,0 +1,305 @@
+// Loads a page and collects what breaks it for a reader: uncaught exceptions, unhandled
+// rejections, console errors, failed requests AND sub-resource responses >= 400 (a
+// missing image fires no `requestfailed`), Mermaid diagrams drawn as errors, and
+// Astro's dev error page. Waits for the page to settle, and never hangs.
+import type { Page, Request, Response } from "playwright-core";
+import { clip } from "../answer.ts";
+
+export interface FailedRequest {
+  url: string;
+  /** HTTP status for a response >= 400, absent for a network failure. */
+  status?: number;
+  /** Network error text (net::ERR_...), for a request that got no response. */
+  reason?: string;
+  type: string;
+}
+
+export interface MermaidFailure {
+  /** 1-based index of the diagram on the page. */
+  diagram: number;
+  message: string;
+}
+
+export interface DevErrorPage {
+  name: string;
+  message: string;
+  file?: string;
+}
+
+export interface PageFindings {
+  url: string;
+  /** HTTP status of the document (0 when it never answered). */
+  status: number;
+  title?: string;
+  /** Uncaught exceptions, unhandled rejections and console errors. */
+  errors: string[];
+  warnings: string[];
+  failedRequests: FailedRequest[];
+  mermaid: MermaidFailure[];
+  devError?: DevErrorPage;
+  /** Set when a wait ran out: what was still pending. */
+  incomplete?: string;
+}
+
+export interface CheckOptions {
+  /** Keep console warnings too. */
+  warnings?: boolean;
+  /** Navigation timeout. Default 15 s. */
+  navigationTimeoutMs?: number;
+  /** How long the network must stay quiet after load. Default 150 ms. */
+  quietMs?: number;
+  /** Cap on waiting for the network and for diagrams after load. Default 8 s. */
+  settleTimeoutMs?: number;
+}
+
+const MAX_MESSAGE = 300;
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts collecting events on a page; `stop()` detaches and returns what was seen. */
+function collect(page: Page, options: CheckOptions) {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const consoleResourceErrors: { text: string; url: string }[] = [];
+  const failed = new Map<string, FailedRequest>();
+  /** Documents of the main frame: their status is the page's status, not a failed request. */
+  const documents = new Set<string>();
+  const inflight = new Set<Request>();
+  let lastActivity = Date.now();
+
+  const onPageError = (error: Error) => {
+    const text = error.message || String(error);
+    const frame = error.stack
+      ?.split("\n")
+      .find((line) => /^\s+at /.test(line))
+      ?.trim();
+    errors.push(
+      clip(
+        frame
+          ? `Uncaught ${error.name && error.name !== "Error" ? `${error.name}: ` : ""}${text} (${frame.replace(/^at /, "")})`
+          : `Uncaught ${text}`,
+        MAX_MESSAGE,
+      ),
+    );
+  };
+  const onConsole = (message: { type(): string; text(): string; location(): { url: string; lineNumber: number } }) => {
+    const type = message.type();
+    if (type !== "error" && !(options.warnings && type === "warning")) return;
+    const text = message.text();
+    const location = message.location();
+    if (type === "error" && /^Failed to load resource/.test(text)) {
+      consoleResourceErrors.push({ text, url: location.url });
+      return;
+    }
+    const where = location.url ? ` (${location.url.replace(/^https?:\/\/[^/]+/, "")}:${location.lineNumber + 1})` : "";
+    (type === "error" ? errors : warnings).push(clip(`${text}${where}`, MAX_MESSAGE));
+  };
+  const onRequest = (request: Request) => {
+    inflight.add(request);
+    lastActivity = Date.now();
+  };
+  const onDone = (request: Request) => {
+    inflight.delete(request);
+    lastActivity = Date.now();
+  };
+  const onFailed = (request: Request) => {
+    onDone(request);
+    const reason = request.failure()?.errorText ?? "failed";
+    if (!failed.has(request.url())) failed.set(request.url(), { url: request.url(), reason, type: request.resourceType() });
+  };
+  const onResponse = (response: Response) => {
+    if (response.status() < 400) return;
+    const request = response.request();
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
+      documents.add(response.url());
+      return;
+    }
+    failed.set(response.url(), { url: response.url(), status: response.status(), type: request.resourceType() });
+  };
+
+  page.on("pageerror", onPageError);
+  page.on("console", onConsole);
+  page.on("request", onRequest);
+  page.on("requestfinished", onDone);
+  page.on("requestfailed", onFailed);
+  page.on("response", onResponse);
+
+  return {
+    inflight: () => inflight.size,
+    quietFor: () => Date.now() - lastActivity,
+    stop() {
+      page.off("pageerror", onPageError);
+      page.off("console", onConsole);
+      page.off("request", onRequest);
+      page.off("requestfinished", onDone);
+      page.off("requestfailed", onFailed);
+      page.off("response", onResponse);
+      // A "Failed to load resource" console line already has its request above; keep
+      // only those whose request we did not see.
+      for (const { text, url } of consoleResourceErrors) {
+        if (!failed.has(url) && !documents.has(url)) errors.push(clip(`${text}${url ? ` (${url})` : ""}`, MAX_MESSAGE));
+      }
+      return { errors, warnings, failedRequests: [...failed.values()] };
+    },
+  };
+}
+
+async function waitForQuiet(collector: ReturnType<typeof collect>, quietMs: number, deadline: number): Promise<boolean> {
+  while (Date.now() < deadline) {
+    if (collector.inflight() === 0 && collector.quietFor() >= quietMs) return true;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return false;
+}
+
+/** In the page: are diagrams still being drawn? (A page flag, or mermaid nodes not yet processed.) */
+async function diagramsPending(page: Page): Promise<boolean> {
+  return page
+    .evaluate(() => {
+      if (document.documentElement.dataset.mermaid === "pending") return true;
+      return [...document.querySelectorAll(".mermaid")].some(
+        (node) => !node.hasAttribute("data-processed") && !node.querySelector("svg") && node.closest("[data-mermaid-state]") === null,
+      );
+    })
+    .catch(() => false);
+}
+
+async function waitForDiagrams(page: Page, deadline: number): Promise<boolean> {
+  while (Date.now() < deadline) {
+    if (!(await diagramsPending(page))) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+/** Mermaid diagrams that ended as errors: mermaid's error SVG, or a host marked as failed. */
+async function mermaidFailures(page: Page): Promise<MermaidFailure[]> {
+  return page
+    .evaluate(() => {
+      const hosts = [...document.querySelectorAll(".mermaid, [data-mermaid-state], [data-mermaid-source]")].filter(
+        (node, _index, all) => !all.some((other) => other !== node && other.contains(node)),
+      );
+      const failures: { diagram: number; message: string }[] = [];
+      hosts.forEach((host, index) => {
+        const errorSvg = host.querySelector('svg[aria-roledescription="error"]');
+        const marked = host.getAttribute("data-mermaid-state") === "error";
+        if (!errorSvg && !marked) return;
+        const svgText = errorSvg ? [...errorSvg.querySelectorAll("text")].map((node) => node.textContent).join(" ") : "";
+        const text = (host.querySelector(".mermaid-error, [role=alert]")?.textContent ?? svgText).replace(/\s+/g, " ").trim();
+        failures.push({ diagram: index + 1, message: (text || "Syntax error in text").slice(0, 300) });
+      });
+      // Error SVGs mermaid left outside any host (mermaid.render's temporary element),
+      // when no host told of the failure already.
+      if (failures.length === 0) {
+        for (const svg of document.querySelectorAll('body > div[id^="d"] > svg[aria-roledescription="error"]')) {
+          const text = [...svg.querySelectorAll("text")].map((node) => node.textContent).join(" ");
+          failures.push({ diagram: 0, message: text.replace(/\s+/g, " ").trim().slice(0, 300) || "Syntax error in text" });
+        }
+      }
+      return failures;
+    })
+    .catch(() => []);
+}
+
+/** Astro's / Vite's dev error overlay, read from its shadow DOM. */
+async function devErrorPage(page: Page, status: number): Promise<DevErrorPage | undefined> {
+  const found = await page
+    .evaluate(() => {
+      const overlay = document.querySelector("vite-error-overlay") as (Element & { shadowRoot: ShadowRoot | null }) | null;
+      const root = overlay?.shadowRoot;
+      const text = (selector: string) => root?.querySelector(selector)?.textContent?.replace(/\s+/g, " ").trim() || undefined;
+      return {
+        overlay: Boolean(overlay),
+        title: document.title,
+        message: text("#message-content, .message-body, .message, #message"),
+        name: text("#name, .error-name, #title"),
+        file: text("#file, .file, #file-link"),
+      };
+    })
+    .catch(() => undefined);
+  if (!found || (!found.overlay && status < 500)) return undefined;
+  const name = found.name || found.title || `HTTP ${status}`;
+  return {
+    name: clip(name, 80),
+    message: clip(found.message ?? "the dev server answered with its error page", 400),
+    ...(found.file ? { file: clip(found.file, 200) } : {}),
+  };
+}
+
+/**
+ * Opens `url` in `page` and returns every fault seen until the page settled (load, a
+ * short network quiet, diagrams drawn), within the timeouts.
+ */
+export async function checkPage(page: Page, url: string, options: CheckOptions = {}): Promise<PageFindings> {
+  const collector = collect(page, options);
+  const settleTimeout = options.settleTimeoutMs ?? 8000;
+  let status = 0;
+  let incomplete: string | undefined;
+  try {
+    const response = await page.goto(url, { waitUntil: "load", timeout: options.navigationTimeoutMs ?? 15_000 });
+    status = response?.status() ?? 0;
+  } catch (error) {
+    const message = (error as Error).message.split("\n")[0] ?? "navigation failed";
+    incomplete = /Timeout/i.test(message)
+      ? `the page did not finish loading within ${(options.navigationTimeoutMs ?? 15_000) / 1000} s`
+      : clip(message, 200);
+  }
+  if (!incomplete) {
+    const deadline = Date.now() + settleTimeout;
+    if (!(await waitForDiagrams(page, deadline))) incomplete = `diagrams were still being drawn after ${settleTimeout / 1000} s`;
+    else if (!(await waitForQuiet(collector, options.quietMs ?? 150, deadline)))
+      incomplete = `the network was still busy after ${settleTimeout / 1000} s`;
+  }
+  const mermaid = await mermaidFailures(page);
+  const devError = await devErrorPage(page, status);
+  const title = await page.title().catch(() => undefined);
+  const seen = collector.stop();
+  seen.errors = countRepeats(seen.errors);
+  // A failed diagram also surfaces as a console error or mermaid's opaque "Object" page
+  // error; the diagram finding says it better, so those are not repeated.
+  const errors = mermaid.length
+    ? seen.errors.filter(
+        (error) =>
+          !/^Uncaught (Object|\[object Object\])$/.test(error) &&
+          !/mermaid|Parse error on line|Lexical error|Syntax error in text/i.test(error),
+      )
+    : seen.errors;
+  return {
+    url,
+    status,
+    ...(title ? { title: clip(title, 120) } : {}),
+    errors,
+    warnings: seen.warnings,
+    failedRequests: seen.failedRequests,
+    mermaid,
+    ...(devError ? { devError } : {}),
+    ...(incomplete ? { incomplete } : {}),
+  };
+}
+
+/** Identical messages once, with how many times they came: "message (×2)". */
+function countRepeats(messages: string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const message of messages) counts.set(message, (counts.get(message) ?? 0) + 1);
+  return [...counts].map(([message, count]) => (count > 1 ? `${message} (×${count})` : message));
+}
+
+/** True when a reader would see something broken on the page. */
+export function hasFaults(findings: PageFindings): boolean {
+  return (
+    findings.status >= 400 ||
+    findings.status === 0 ||
+    findings.errors.length > 0 ||
+    findings.failedRequests.length > 0 ||
+    findings.mermaid.length > 0 ||
+    findings.devError !== undefined
+  );
+}
+
+export { sameOrigin };

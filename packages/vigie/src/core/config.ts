@@ -1,0 +1,90 @@
+// vigie.config.json at the project root: budgets, critical routes, which checks run,
+// the dev and build commands. Every field is optional; errors name the field.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { VigieError } from "./answer.ts";
+import type { Project } from "./project.ts";
+
+const command = z.array(z.string().min(1)).min(1);
+const ms = z.number().positive();
+
+export const budgetsSchema = z.strictObject({
+  ttfbMs: ms.optional(),
+  domInteractiveMs: ms.optional(),
+  domContentLoadedMs: ms.optional(),
+  loadMs: ms.optional(),
+  lcpMs: ms.optional(),
+  cls: z.number().min(0).optional(),
+  transferKb: z.number().positive().optional(),
+  requests: z.number().int().positive().optional(),
+  jsKb: z.number().positive().optional(),
+});
+export type Budgets = z.infer<typeof budgetsSchema>;
+
+export const DEFAULT_BUDGETS: Budgets = { loadMs: 200 };
+
+export const configSchema = z.strictObject({
+  $schema: z.string().optional(),
+  budgets: budgetsSchema.optional(),
+  /** Paths checked over HTTP before the crawl; default: "/" and each locale's home. */
+  criticalRoutes: z.array(z.string().startsWith("/")).optional(),
+  /** Pages measured by perf; default: the home and one article. */
+  perfRoutes: z.array(z.string().startsWith("/")).optional(),
+  checks: z
+    .strictObject({
+      lint: z.boolean().optional(),
+      build: z.boolean().optional(),
+      check: z.boolean().optional(),
+      links: z.boolean().optional(),
+      crawl: z.boolean().optional(),
+      perf: z.boolean().optional(),
+      a11y: z.boolean().optional(),
+    })
+    .optional(),
+  dev: z.strictObject({ command: command.optional(), port: z.number().int().min(1).max(65535).optional() }).optional(),
+  build: z.strictObject({ command: command.optional(), timeoutS: z.number().positive().optional() }).optional(),
+  crawl: z
+    .strictObject({ maxPages: z.number().int().positive().optional(), concurrency: z.number().int().min(1).max(16).optional() })
+    .optional(),
+  a11y: z
+    .strictObject({
+      failOn: z.array(z.enum(["minor", "moderate", "serious", "critical"])).optional(),
+      tags: z.array(z.string()).optional(),
+    })
+    .optional(),
+});
+export type VigieConfig = z.infer<typeof configSchema>;
+
+export const CONFIG_FILE = "vigie.config.json";
+
+/** The project's config, validated; an empty config when there is no file. */
+export function loadConfig(project: Project): VigieConfig {
+  const path = join(project.root, CONFIG_FILE);
+  if (!existsSync(path)) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new VigieError(
+      `${CONFIG_FILE} is not valid JSON: ${(error as Error).message}`,
+      `Fix the JSON syntax of ${CONFIG_FILE}, or remove the file to use the defaults.`,
+    );
+  }
+  const result = configSchema.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue?.path.join(".") || "(top level)";
+    const detail = issue?.code === "unrecognized_keys" ? `unknown field ${issue.keys.join(", ")}` : (issue?.message ?? "invalid");
+    throw new VigieError(
+      `${CONFIG_FILE}: ${where}: ${detail}`,
+      `Fix ${where} in ${CONFIG_FILE}. Accepted top-level fields: ${Object.keys(configSchema.shape).join(", ")}.`,
+      { field: where },
+    );
+  }
+  return result.data;
+}
+
+export function budgetsOf(config: VigieConfig): Budgets {
+  return { ...DEFAULT_BUDGETS, ...config.budgets };
+}

@@ -1,0 +1,149 @@
+// Dev-server calls run one at a time per project: an in-process queue for calls of one
+// process (OpenCode and MCP call tools in parallel), and a lock file created with O_EXCL
+// for calls from separate processes (a CLI next to OpenCode). A lock whose holder died
+// is taken over.
+import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { VigieError } from "../answer.ts";
+import type { Project } from "../project.ts";
+import { bootId, isLive, readProcStat } from "./proc.ts";
+import { files } from "./state.ts";
+
+const POLL_MS = 25;
+/** A lock file still empty after this long was left by a process that died while creating it. */
+const EMPTY_LOCK_STALE_MS = 5000;
+
+const queues = new Map<string, Promise<void>>();
+
+export interface LockOptions {
+  /** How long to wait for the lock before giving up (ms). */
+  waitMs: number;
+}
+
+/** Runs `task` holding the named lock of the project (e.g. "dev-server"). */
+export async function withLock<T>(project: Project, name: string, options: LockOptions, task: () => Promise<T>): Promise<T> {
+  const path = files.lock(project, name);
+  const previous = queues.get(path) ?? Promise.resolve();
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const mine = previous.then(() => gate);
+  queues.set(path, mine);
+  const deadline = Date.now() + options.waitMs;
+  await previous;
+  try {
+    const token = await acquireFile(path, deadline);
+    try {
+      return await task();
+    } finally {
+      releaseFile(path, token);
+    }
+  } finally {
+    release();
+    if (queues.get(path) === mine) queues.delete(path);
+  }
+}
+
+interface Holder {
+  pid: number;
+  startTime: number;
+  bootId: string;
+  nonce: string;
+}
+
+function parseHolder(text: string): Holder | undefined {
+  try {
+    const holder = JSON.parse(text) as Holder;
+    return Number.isInteger(holder.pid) ? holder : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readLock(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function holderIsGone(holder: Holder): boolean {
+  if (holder.bootId !== bootId()) return true;
+  // The in-process queue lets one call of this process at a time reach the file: a lock
+  // naming this process was left by an earlier call that could not remove it.
+  if (holder.pid === process.pid) return true;
+  const stat = readProcStat(holder.pid);
+  return !isLive(stat) || stat.startTime !== holder.startTime;
+}
+
+async function acquireFile(path: string, deadline: number): Promise<string> {
+  const self = readProcStat(process.pid);
+  const token = JSON.stringify({
+    pid: process.pid,
+    startTime: self?.startTime ?? 0,
+    bootId: bootId(),
+    nonce: Math.random().toString(36).slice(2),
+  } satisfies Holder);
+  for (;;) {
+    try {
+      const fd = openSync(path, "wx");
+      try {
+        writeSync(fd, token);
+      } finally {
+        closeSync(fd);
+      }
+      return token;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const seen = readLock(path);
+    if (seen === undefined) continue; // released meanwhile: try again at once
+    const holder = parseHolder(seen);
+    if (holder ? holderIsGone(holder) : isOldEmptyLock(path)) {
+      takeOverStale(path, seen);
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      throw new VigieError(
+        `another call has held the dev-server lock for too long${holder ? ` (pid ${holder.pid})` : ""}`,
+        "A start or stop is still under way in another process; call blog_dev_status, then retry.",
+        { lock: path },
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+function isOldEmptyLock(path: string): boolean {
+  try {
+    return Date.now() - statSync(path).mtimeMs > EMPTY_LOCK_STALE_MS;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Removes a lock whose holder is gone. The file is first renamed away, so that when another
+ * process took the lock between our read and the rename, its fresh lock is put back.
+ */
+function takeOverStale(path: string, seen: string): void {
+  const aside = `${path}.stale-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  try {
+    renameSync(path, aside);
+  } catch {
+    return; // someone else removed it
+  }
+  if (readLock(aside) !== seen) {
+    try {
+      linkSync(aside, path);
+    } catch {
+      // a newer lock already stands there
+    }
+  }
+  rmSync(aside, { force: true });
+}
+
+function releaseFile(path: string, token: string): void {
+  if (readLock(path) === token) rmSync(path, { force: true });
+}
