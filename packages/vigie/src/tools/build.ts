@@ -1,4 +1,233 @@
-import type { ToolDefinition } from "./define.ts";
+import { existsSync } from "node:fs";
+import { relative, resolve } from "node:path";
+import { type Answer, clip, MAX_ANSWER_BYTES, serialize, VigieError, writeReport } from "../core/answer.ts";
+import { runBuild } from "../core/build/build.ts";
+import type { BuildIssue } from "../core/build/output.ts";
+import { runCheck } from "../core/check/check.ts";
+import { checkLinks } from "../core/links/links.ts";
+import { LINTERS, type Linter, lint } from "../core/lint/lint.ts";
+import type { LintProblem } from "../core/lint/problem.ts";
+import { defineTool, type ToolDefinition } from "./define.ts";
+
+/** Room left for lists once the fixed fields are in. */
+const BUDGET = MAX_ANSWER_BYTES - 80;
+
+function size(answer: Answer): number {
+  return Buffer.byteLength(serialize(answer));
+}
+
+/** Drops items from the end of the longest list until the answer fits. */
+function fit(answer: Answer, lists: ((answer: Answer) => unknown[])[]): Answer {
+  while (size(answer) > BUDGET) {
+    const longest = lists.map((list) => list(answer)).sort((a, b) => b.length - a.length)[0];
+    if (!longest || longest.length === 0) break;
+    longest.pop();
+  }
+  return answer;
+}
+
+function issueSummary(issue: BuildIssue): Answer {
+  return {
+    message: clip(issue.message, 220),
+    file: issue.file,
+    line: issue.line,
+    column: issue.column,
+    route: issue.route,
+    component: issue.component,
+    details: issue.details && !issue.code?.endsWith("Error") ? issue.details.slice(0, 3) : undefined,
+  };
+}
+
+/** Warnings grouped by code (or message), with their count. */
+function groupWarnings(warnings: BuildIssue[]): Answer[] {
+  const groups = new Map<string, { first: BuildIssue; count: number }>();
+  for (const warning of warnings) {
+    const key = warning.code ?? warning.message;
+    const group = groups.get(key);
+    if (group) group.count++;
+    else groups.set(key, { first: warning, count: 1 });
+  }
+  return [...groups.values()].map(({ first, count }) => ({
+    ...issueSummary({ ...first, message: clip(first.message, 160) }),
+    count: count > 1 ? count : undefined,
+  }));
+}
+
+function buildHint(issue: BuildIssue | undefined, timedOut: boolean, report: string): string | undefined {
+  if (timedOut) return `Raise timeoutS, or read ${report} to see where the build stalled.`;
+  if (!issue) return undefined;
+  const where = issue.file ? `${issue.file}${issue.line ? `:${issue.line}` : ""}` : undefined;
+  if (issue.route && /is not defined/.test(issue.message) && issue.file?.endsWith(".mdx"))
+    return `The page ${issue.route} throws while rendering: at ${where} a {…} in prose is read as code; escape it (\\{…\\} or inline code).`;
+  if (issue.route)
+    return `The page ${issue.route} throws while rendering${where ? ` (${where})` : ""}${issue.component ? `, in ${issue.component}` : ""}.`;
+  if (/Could not parse expression/.test(issue.message))
+    return `At ${where}, braces in prose are read as code: escape them (\\{…\\}, inline code or {'{'}).`;
+  return where
+    ? `Fix ${where}, then build again; blog_build_lint finds most content faults without a build.`
+    : `Read ${report} for the full log.`;
+}
+
+const run = defineTool({
+  exportName: "run",
+  group: "build",
+  description:
+    "Production build with a timeout that kills the whole process tree. Answers success, durationS, pageCount, distBytes, errors [{message,file,line}] mapped to source files, warnings, outputTail, and the full log's path.",
+  args: (z) => ({
+    timeoutS: z.number().int().min(1).max(1800).describe("default 120").optional(),
+  }),
+  run: async (args, context) => {
+    const result = await runBuild(context.project, { timeoutMs: args.timeoutS ? args.timeoutS * 1000 : undefined, signal: context.signal });
+    const answer: Answer = {
+      success: result.success,
+      durationS: result.durationS,
+      pageCount: result.pageCount,
+      distBytes: result.distBytes,
+      errors: result.errors.map(issueSummary),
+      errorCount: result.errors.length > 3 ? result.errors.length : undefined,
+      warnings: groupWarnings(result.warnings),
+      warningCount: result.warnings.length,
+      hint: result.success
+        ? undefined
+        : buildHint(result.errors.find((error) => error.file) ?? result.errors[0], result.timedOut, result.report),
+      report: result.report,
+      outputTail: [] as string[],
+    };
+    (answer.errors as Answer[]).splice(3);
+    (answer.warnings as Answer[]).splice(3);
+    fit(answer, [(a) => a.warnings as unknown[], (a) => a.errors as unknown[]]);
+    // The tail gets what room is left, last lines first.
+    const tail = answer.outputTail as string[];
+    for (const line of [...result.outputTail].reverse()) {
+      tail.unshift(line);
+      if (size(answer) > BUDGET) {
+        tail.shift();
+        break;
+      }
+    }
+    return answer;
+  },
+});
+
+function problemSummary(problem: LintProblem): Answer {
+  return {
+    file: problem.file,
+    line: problem.line,
+    column: problem.column,
+    rule: problem.rule,
+    message: clip(problem.message, 200),
+    hint: clip(problem.hint, 160),
+  };
+}
+
+const lintTool = defineTool({
+  exportName: "lint",
+  group: "build",
+  description:
+    "Content checks without a build: frontmatter vs schema, FR/EN pairs, braces in MDX prose, missing images, duplicate slugs, Mermaid syntax by mermaid's parser. Answers per linter success, problems [{file,line,column,rule,message,hint}].",
+  args: (z) => ({
+    linter: z
+      .enum(["all", ...LINTERS])
+      .describe("default all")
+      .optional(),
+    path: z.string().min(1).describe("only this file or folder").optional(),
+  }),
+  run: async (args, context) => {
+    const { project } = context;
+    if (args.path) {
+      const target = resolve(project.root, args.path);
+      if (relative(project.root, target).startsWith("..") || !existsSync(target)) {
+        throw new VigieError(
+          `path "${args.path}" is not a file or folder of the project`,
+          'Give a path relative to the project root, e.g. "src/content/articles/en".',
+          {
+            argument: "path",
+          },
+        );
+      }
+    }
+    const linters: readonly Linter[] = !args.linter || args.linter === "all" ? LINTERS : [args.linter];
+    const result = await lint(project, { linters, only: args.path ? [args.path] : undefined, signal: context.signal });
+    const all = [...(result.content?.problems ?? []), ...(result.mermaid?.problems ?? [])];
+    const report = writeReport(project, "lint.json", result);
+    const answer: Answer = { success: all.length === 0, files: result.files };
+    if (result.content) {
+      answer.content = {
+        success: result.content.success,
+        count: result.content.problems.length,
+        problems: result.content.problems.slice(0, 6).map(problemSummary),
+      };
+    }
+    if (result.mermaid) {
+      answer.mermaid = {
+        success: result.mermaid.success,
+        diagrams: result.mermaid.diagrams,
+        count: result.mermaid.problems.length,
+        problems: result.mermaid.problems.slice(0, 4).map(problemSummary),
+      };
+    }
+    const notes = [...(result.content?.notes ?? []), ...(result.mermaid?.notes ?? [])];
+    if (notes.length > 0) answer.notes = notes.map((note) => clip(note, 160));
+    answer.report = report;
+    answer.durationMs = result.durationMs;
+    return fit(answer, [
+      (a) => ((a.content as Answer | undefined)?.problems as unknown[]) ?? [],
+      (a) => ((a.mermaid as Answer | undefined)?.problems as unknown[]) ?? [],
+    ]);
+  },
+});
+
+const check = defineTool({
+  exportName: "check",
+  group: "build",
+  description:
+    "TypeScript and Astro diagnostics (astro check, 20-60 s). Answers errors, warnings, hints and the first diagnostics [{file,line,message}].",
+  args: (z) => ({
+    timeoutS: z.number().int().min(10).max(1800).describe("default 300").optional(),
+  }),
+  run: async (args, context) => {
+    const result = await runCheck(context.project, { timeoutMs: args.timeoutS ? args.timeoutS * 1000 : undefined, signal: context.signal });
+    const answer: Answer = {
+      success: result.success,
+      errors: result.errors,
+      warnings: result.warnings,
+      hints: result.hints,
+      files: result.files,
+      diagnostics: result.diagnostics.slice(0, 8).map((diagnostic) => ({ ...diagnostic, message: clip(diagnostic.message, 180) })),
+      durationS: result.durationS,
+      report: result.report,
+    };
+    return fit(answer, [(a) => a.diagnostics as unknown[]]);
+  },
+});
+
+const links = defineTool({
+  exportName: "links",
+  group: "build",
+  description:
+    "Checks the built site (after blog_build_run): every internal link, asset, #fragment and hreflang alternate resolves; external links are listed, not fetched. Answers checked, broken [{from,to,reason,source}].",
+  args: () => ({}),
+  run: async (_args, context) => {
+    const result = await checkLinks(context.project);
+    const answer: Answer = {
+      success: result.broken.length === 0,
+      pages: result.pages,
+      checked: result.checked,
+      brokenCount: result.broken.length,
+      broken: result.broken.slice(0, 8).map((link) => ({
+        from: link.from,
+        to: clip(link.to, 160),
+        reason: clip(link.reason, 160),
+        source: link.source,
+        pages: link.pages > 1 ? link.pages : undefined,
+      })),
+      external: result.external,
+      stale: result.stale,
+      report: result.report,
+    };
+    return fit(answer, [(a) => a.broken as unknown[]]);
+  },
+});
 
 /** blog_build_*: the production build, content lint, astro check and link check. */
-export const buildTools: ToolDefinition[] = [];
+export const buildTools: ToolDefinition[] = [run, lintTool, check, links] as ToolDefinition[];

@@ -1,0 +1,137 @@
+// blog_build_run's core: the production build, with a timeout that kills the whole
+// process group, its errors and warnings mapped to source files, and what it wrote.
+import { writeReport } from "../answer.ts";
+import { loadConfig } from "../config.ts";
+import type { Project } from "../project.ts";
+import { readAstroSettings } from "./astro-config.ts";
+import { runCommand, tailLines } from "./command.ts";
+import { distStats } from "./dist.ts";
+import { locateIssues } from "./locate.ts";
+import { type BuildIssue, fallbackError, parseBuildOutput } from "./output.ts";
+
+export const DEFAULT_BUILD_COMMAND = ["npm", "run", "build"];
+export const DEFAULT_BUILD_TIMEOUT_MS = 120_000;
+
+export interface BuildOptions {
+  /** Default: vigie.config.json's build.command, else `npm run build`. */
+  command?: string[];
+  /** Default: vigie.config.json's build.timeoutS, else 120 s. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  env?: Record<string, string>;
+}
+
+export interface BuildResult {
+  command: string;
+  success: boolean;
+  timedOut: boolean;
+  aborted: boolean;
+  exitCode: number | null;
+  durationS: number;
+  /** HTML files in the output folder (on failure: only those this run wrote). */
+  pageCount: number;
+  distBytes: number;
+  errors: BuildIssue[];
+  warnings: BuildIssue[];
+  /** The last 20 lines of output, ANSI stripped. */
+  outputTail: string[];
+  /** The full log, relative to the project root. */
+  report: string;
+  /** The process group that ran the build (gone when this returns). */
+  pid?: number;
+}
+
+/** The last 20 lines without stack frames (they are in the report), paths relative to the root. */
+function outputTail(output: string, root: string): string[] {
+  const lines = output
+    .split("\n")
+    .filter((line) => !/^\s+at .+[:(]/.test(line))
+    .map((line) => line.replaceAll(`file://${root}/`, "").replaceAll(`${root}/`, ""))
+    .join("\n");
+  return tailLines(lines, 20, 140);
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? String(ms / 1000) : (ms / 1000).toFixed(1);
+}
+
+/** "Some chunks are larger than 100 kB": name the chunks, which rolldown does not. */
+function explainChunkWarning(warning: BuildIssue, largest: { file: string; bytes: number }[]): BuildIssue {
+  const limit = /larger than ([\d.]+) kB/.exec(warning.message)?.[1];
+  if (!limit) return warning;
+  const over = largest.filter((script) => script.bytes > Number(limit) * 1000);
+  if (over.length === 0) return warning;
+  return { ...warning, details: over.map((script) => `${script.file} ${Math.round(script.bytes / 1000)} kB`) };
+}
+
+/** Builds in progress, by project root: a second call while one runs gets the same result. */
+const inFlight = new Map<string, Promise<BuildResult>>();
+
+export function runBuild(project: Project, options: BuildOptions = {}): Promise<BuildResult> {
+  const running = inFlight.get(project.root);
+  if (running) return running;
+  const build = buildOnce(project, options).finally(() => inFlight.delete(project.root));
+  inFlight.set(project.root, build);
+  return build;
+}
+
+async function buildOnce(project: Project, options: BuildOptions): Promise<BuildResult> {
+  const config = loadConfig(project).build;
+  const command = options.command ?? config?.command ?? DEFAULT_BUILD_COMMAND;
+  const timeoutMs = options.timeoutMs ?? (config?.timeoutS ? config.timeoutS * 1000 : DEFAULT_BUILD_TIMEOUT_MS);
+  const outDir = readAstroSettings(project).outDir;
+  const startedAt = Date.now();
+  const run = await runCommand(command, { cwd: project.root, timeoutMs, signal: options.signal, env: options.env });
+  const success = run.exitCode === 0 && !run.timedOut && !run.aborted && !run.spawnError;
+  const parsed = parseBuildOutput(run.output);
+  let errors = locateIssues(project, parsed.errors);
+  if (run.timedOut) {
+    errors = [{ message: `build timed out after ${seconds(timeoutMs)} s: the process group was killed` }, ...errors];
+  } else if (run.aborted) {
+    errors = [{ message: "build cancelled: the process group was killed" }, ...errors];
+  } else if (run.spawnError) {
+    errors = [{ message: `could not start ${run.command}: ${run.spawnError}` }];
+  } else if (!success && errors.length === 0) {
+    errors = [fallbackError(run.output)];
+  }
+  // Astro empties the output folder first, so after a failure old files are not this build's.
+  const stats = distStats(outDir, success ? undefined : startedAt - 1000);
+  const warnings = locateIssues(project, parsed.warnings).map((warning) => explainChunkWarning(warning, stats.largestScripts));
+  const durationS = Math.round(run.durationMs / 100) / 10;
+
+  const header = [
+    `# ${run.command} in ${project.root}`,
+    `success: ${success}, exit code: ${run.exitCode}${run.signal ? `, signal: ${run.signal}` : ""}${run.timedOut ? ", timed out" : ""}, ${durationS} s`,
+    `output folder: ${outDir} (${stats.pageCount} pages, ${stats.distBytes} bytes)`,
+    "",
+    `## errors (${errors.length})`,
+    ...errors.map((error) => JSON.stringify({ ...error, stack: undefined })),
+    "",
+    `## warnings (${warnings.length})`,
+    ...warnings.map((warning) => JSON.stringify({ ...warning, stack: undefined })),
+    "",
+    "## output",
+    "",
+  ].join("\n");
+  const report = writeReport(project, "build.log", `${header}${run.output}`);
+
+  return {
+    command: run.command,
+    success,
+    timedOut: run.timedOut,
+    aborted: run.aborted,
+    exitCode: run.exitCode,
+    durationS,
+    pageCount: stats.pageCount,
+    distBytes: stats.distBytes,
+    errors,
+    warnings,
+    outputTail: outputTail(run.output, project.root),
+    report,
+    pid: run.pid,
+  };
+}
+
+export function distDir(project: Project): string {
+  return readAstroSettings(project).outDir;
+}

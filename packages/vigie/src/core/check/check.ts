@@ -1,0 +1,141 @@
+// blog_build_check's core: `astro check` (TypeScript and Astro diagnostics), its
+// output read into counts and diagnostics, the full output kept in a report.
+import { VigieError, writeReport } from "../answer.ts";
+import { runCommand, tailLines } from "../build/command.ts";
+import type { Project } from "../project.ts";
+
+export const CHECK_COMMAND = ["npm", "exec", "--no", "--", "astro", "check"];
+export const DEFAULT_CHECK_TIMEOUT_MS = 300_000;
+
+export interface CheckDiagnostic {
+  file: string;
+  line: number;
+  column: number;
+  severity: "error" | "warning" | "hint";
+  /** e.g. ts(2322) */
+  code?: string;
+  message: string;
+}
+
+export interface CheckResult {
+  success: boolean;
+  files?: number;
+  errors: number;
+  warnings: number;
+  hints: number;
+  /** Errors first, then warnings, then hints, each in file order. */
+  diagnostics: CheckDiagnostic[];
+  durationS: number;
+  report: string;
+}
+
+export interface CheckOptions {
+  command?: string[];
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+const DIAGNOSTIC = /^(.+?):(\d+):(\d+) - (error|warning|hint)\s*(?:(ts\(\d+\)|[\w-]+\(\d+\)|[\w-]+):)?\s*(.*)$/;
+/** TypeScript's "unnecessary"/"deprecated" diagnostics: hints, which astro check prints as warnings. */
+const HINT_CODES = new Set([
+  "6133",
+  "6138",
+  "6192",
+  "6196",
+  "6198",
+  "6199",
+  "6205",
+  "7027",
+  "7028",
+  "6385",
+  "6387",
+  "80001",
+  "80005",
+  "80006",
+  "80007",
+]);
+
+export function parseCheckOutput(output: string): Omit<CheckResult, "durationS" | "report" | "success"> & { summarized: boolean } {
+  const lines = output.split("\n");
+  const diagnostics: CheckDiagnostic[] = [];
+  let current: CheckDiagnostic | undefined;
+  for (const line of lines) {
+    const match = DIAGNOSTIC.exec(line);
+    if (match) {
+      current = {
+        file: match[1] as string,
+        line: Number(match[2]),
+        column: Number(match[3]),
+        severity: match[4] as CheckDiagnostic["severity"],
+        code: match[5],
+        message: (match[6] ?? "").trim(),
+      };
+      diagnostics.push(current);
+      continue;
+    }
+    // A message that goes on: indented text, not the code frame (line numbers, carets).
+    if (current && /^ {2,}\S/.test(line) && !/^\s*\d+\s/.test(line) && !/^\s*~+\s*$/.test(line)) current.message += ` ${line.trim()}`;
+    else if (line.trim() === "") current = undefined;
+  }
+  const count = (word: string) => Number(new RegExp(`^- (\\d+) ${word}`, "m").exec(output)?.[1] ?? Number.NaN);
+  const files = /^Result \((\d+) files?\)/m.exec(output)?.[1];
+  const summarized = files !== undefined;
+  const errors = count("errors?");
+  const warnings = count("warnings?");
+  const hints = count("hints?");
+  const known = {
+    errors: Number.isNaN(errors) ? diagnostics.filter((d) => d.severity === "error").length : errors,
+    warnings: Number.isNaN(warnings) ? diagnostics.filter((d) => d.severity === "warning").length : warnings,
+    hints: Number.isNaN(hints) ? diagnostics.filter((d) => d.severity === "hint").length : hints,
+  };
+  // astro check labels hints "warning": with no warnings counted, they are all hints.
+  for (const diagnostic of diagnostics) {
+    const code = /\((\d+)\)/.exec(diagnostic.code ?? "")?.[1] ?? "";
+    if (diagnostic.severity === "warning" && (known.warnings === 0 || HINT_CODES.has(code))) diagnostic.severity = "hint";
+  }
+  const rank = { error: 0, warning: 1, hint: 2 };
+  diagnostics.sort((a, b) => rank[a.severity] - rank[b.severity]);
+  return { files: files ? Number(files) : undefined, ...known, diagnostics, summarized };
+}
+
+export async function runCheck(project: Project, options: CheckOptions = {}): Promise<CheckResult> {
+  const run = await runCommand(options.command ?? CHECK_COMMAND, {
+    cwd: project.root,
+    timeoutMs: options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
+    signal: options.signal,
+  });
+  const report = writeReport(
+    project,
+    "check.log",
+    `# ${run.command} in ${project.root}\nexit code: ${run.exitCode}, ${run.durationMs} ms\n\n${run.output}`,
+  );
+  const durationS = Math.round(run.durationMs / 100) / 10;
+  if (run.spawnError)
+    throw new VigieError(
+      `could not start ${run.command}: ${run.spawnError}`,
+      "Check that npm is on PATH and the project's dependencies are installed (npm install).",
+      { report },
+    );
+  if (run.timedOut) {
+    throw new VigieError(
+      `astro check timed out after ${Math.round((options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS) / 1000)} s; its process group was killed`,
+      "Retry with a larger timeoutS, or run the build instead.",
+      {
+        report,
+        outputTail: tailLines(run.output, 5, 120),
+      },
+    );
+  }
+  if (run.aborted) throw new VigieError("astro check was cancelled", "Call it again when you want the diagnostics.", { report });
+  const parsed = parseCheckOutput(run.output);
+  if (!parsed.summarized) {
+    const missing = /@astrojs\/check/.test(run.output);
+    throw new VigieError(
+      `astro check did not run to the end (exit ${run.exitCode})`,
+      missing ? "Install it: npm install -D @astrojs/check typescript" : `Read ${report} for its output.`,
+      { report, outputTail: tailLines(run.output, 5, 120) },
+    );
+  }
+  const { summarized: _, ...counts } = parsed;
+  return { success: counts.errors === 0, ...counts, durationS, report };
+}

@@ -1,0 +1,95 @@
+// The build output reader on the shapes Astro 7 prints (captured from real builds of
+// the blog with one fault each; paths shortened).
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { fallbackError, parseBuildOutput } from "../../../src/core/build/output.ts";
+
+const MDX_PARSE_ERROR = `10:25:02 [build] Building static entrypoints...
+10:25:02 [ERROR] [vite] ✗ Build failed in 2.96s
+12:314: Could not parse expression with oxc: Expected \`,\` or \`)\` but found \`Identifier\` (mdx-jsx:unexpected-character)
+  Location:
+    /blog/src/content/articles/en/orphan-dev-servers.mdx:12:314
+  Stack trace:
+    at TransformPluginContextImpl.handler (file:///blog/node_modules/@astrojs/mdx/dist/vite-plugin-mdx.js:64:17)
+`;
+
+const RENDER_ERROR = ` generating static routes 
+10:25:18   ├─ /404.html (+20ms) 
+    at _createMdxContent (file:///blog/dist/.prerender/chunks/orphan-dev-servers_D2yBqRbl.mjs:30:4)
+    at AstroComponentInstance.Callout [as factory] (file:///blog/dist/.prerender/chunks/ui_BhcoShSs.mjs:15:10)
+10:25:18 [ERROR] [build] Caught error rendering /en/articles/orphan-dev-servers: ReferenceError: foo is not defined
+foo is not defined
+  Hint:
+    This issue often occurs when your MDX component encounters runtime errors.
+  Stack trace:
+    at _createMdxContent (file:///blog/dist/.prerender/chunks/orphan-dev-servers_D2yBqRbl.mjs:30:4)
+`;
+
+const SCHEMA_ERROR = `10:26:54 [content] Syncing content
+[InvalidContentEntryDataError] articles → en/orphan-dev-servers data does not match collection schema.
+
+  lang: Invalid option: expected one of "fr"|"en"
+
+  Hint:
+    See https://docs.astro.build/en/guides/content-collections/ for more information on content schemas.
+  Location:
+    /blog/src/content/articles/en/orphan-dev-servers.mdx:0:0
+`;
+
+const WARNINGS = `10:27:21 [WARN] [vite] [MODULE_LEVEL_DIRECTIVE] The semantics of the module level directive "use astro:head-inject" in "src/a.mdx?astroPropagatedAssets" may not be preserved when bundling.
+   ╭─[ src/a.mdx?astroPropagatedAssets:2:6 ]
+   │
+ 2 │               "use astro:head-inject";
+───╯
+
+10:27:26 [WARN] [vite] [plugin builtin:vite-reporter] 
+(!) Some chunks are larger than 100 kB after minification. Consider:
+- Using dynamic import() to code-split the application
+10:27:26 [vite] ✓ built in 4.95s
+`;
+
+describe("parseBuildOutput", () => {
+  test("an MDX parse error keeps the source position", () => {
+    const { errors, warnings } = parseBuildOutput(MDX_PARSE_ERROR);
+    assert.equal(warnings.length, 0);
+    assert.equal(errors.length, 1);
+    assert.match(errors[0]?.message ?? "", /^Could not parse expression with oxc/);
+    assert.equal(errors[0]?.file, "/blog/src/content/articles/en/orphan-dev-servers.mdx");
+    assert.equal(errors[0]?.line, 12);
+    assert.equal(errors[0]?.column, 314);
+    assert.equal(errors[0]?.sourcePosition, true);
+  });
+
+  test("a render error names its route and keeps the frames printed before it", () => {
+    const [error] = parseBuildOutput(RENDER_ERROR).errors;
+    assert.equal(error?.message, "ReferenceError: foo is not defined");
+    assert.equal(error?.route, "/en/articles/orphan-dev-servers");
+    assert.ok(error?.stack?.some((frame) => frame.includes("AstroComponentInstance.Callout")));
+  });
+
+  test("a schema error gives the field, and no position when Astro prints 0:0", () => {
+    const [error] = parseBuildOutput(SCHEMA_ERROR).errors;
+    assert.equal(error?.code, "InvalidContentEntryDataError");
+    assert.match(error?.message ?? "", /does not match collection schema\. lang: Invalid option/);
+    assert.deepEqual(error?.details, ['lang: Invalid option: expected one of "fr"|"en"']);
+    assert.equal(error?.line, undefined);
+  });
+
+  test("warnings with their code and location, the chunk-size one from its second line", () => {
+    const { errors, warnings } = parseBuildOutput(WARNINGS);
+    assert.equal(errors.length, 0);
+    assert.equal(warnings.length, 2);
+    assert.equal(warnings[0]?.code, "MODULE_LEVEL_DIRECTIVE");
+    assert.equal(warnings[0]?.file, "src/a.mdx?astroPropagatedAssets");
+    assert.equal(warnings[1]?.message, "Some chunks are larger than 100 kB after minification.");
+  });
+
+  test("a failure we do not recognise falls back on its most telling line", () => {
+    assert.equal(
+      fallbackError(
+        '> x build\n> astro build\n\nnpm error Missing script: "build"\nnpm error A complete log of this run can be found in: /x.log\n',
+      ).message,
+      'npm error Missing script: "build"',
+    );
+  });
+});
