@@ -30,8 +30,7 @@ export interface A11yResult {
 }
 
 export async function auditA11y(session: BrowserSession, url: string, options: { tags?: string[] } = {}): Promise<A11yResult> {
-  return session.withContext(async (context) => {
-    const page = await context.newPage();
+  return session.withPage(async (page) => {
     await checkPage(page, url);
     await page.addScriptTag({ content: axe() });
     const raw = await page.evaluate(async (tags) => {

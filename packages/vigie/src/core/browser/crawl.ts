@@ -104,9 +104,11 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
   let active = 0;
   let discovered = queue.length;
 
-  await session.withContext(async (context) => {
+  await session.withPage(async (firstPage, context) => {
+    let spare: Page | undefined = firstPage;
     const worker = async () => {
-      let page = await context.newPage();
+      let page = spare ?? (await context.newPage());
+      spare = undefined;
       while (!options.signal?.aborted) {
         const path = take();
         if (path === undefined) {

@@ -7,8 +7,7 @@ export async function checkJsErrors(
   url: string,
   options: CheckOptions & { timeoutMs?: number } = {},
 ): Promise<PageFindings> {
-  return session.withContext(async (context) => {
-    const page = await context.newPage();
+  return session.withPage(async (page) => {
     return withTimeout(checkPage(page, url, options), options.timeoutMs ?? 45_000, async () => {
       await page.close().catch(() => undefined);
     });

@@ -54,8 +54,7 @@ export async function takeScreenshot(
   options: ShotOptions = {},
 ): Promise<ShotResult> {
   const viewport = options.viewport ?? "desktop";
-  return session.withContext(async (context) => {
-    const page = await context.newPage();
+  return session.withPage(async (page) => {
     const findings = await checkPage(page, url);
     const png = await capture(page, options);
     const dir = join(project.stateDir, "screenshots");

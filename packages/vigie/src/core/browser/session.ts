@@ -2,7 +2,7 @@
 // a fresh context), relaunched when it crashed, closed after an idle period and at exit.
 
 import { readdirSync, readFileSync } from "node:fs";
-import type { Browser, BrowserContext, BrowserContextOptions } from "playwright-core";
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
 import { launchChromium } from "./launch.ts";
 
 /**
@@ -45,6 +45,8 @@ export class BrowserSession {
   #idleTimer: NodeJS.Timeout | undefined;
   #active = 0;
   #launches = 0;
+  /** A fresh context and page made ahead, in idle time, for the next check. */
+  #spare: { key: string; ready: Promise<{ context: BrowserContext; page: Page } | undefined> } | undefined;
   readonly idleMs: number;
 
   constructor(options: SessionOptions = {}) {
@@ -89,20 +91,64 @@ export class BrowserSession {
 
   /** Runs `check` in a fresh browser context, closed afterwards whatever happens. */
   async withContext<T>(check: (context: BrowserContext) => Promise<T>, options: BrowserContextOptions = {}): Promise<T> {
+    return this.withPage((_page, context) => check(context), options);
+  }
+
+  /**
+   * Runs `check` with a fresh page in a fresh context, both closed afterwards. A context
+   * costs a renderer process, so the next one is made ahead while the browser is idle.
+   */
+  async withPage<T>(check: (page: Page, context: BrowserContext) => Promise<T>, options: BrowserContextOptions = {}): Promise<T> {
     this.#active += 1;
     this.#cancelIdle();
+    const key = JSON.stringify(options);
     try {
-      const browser = await this.browser();
-      const context = await browser.newContext({ ignoreHTTPSErrors: true, ...options });
+      const fresh = (await this.#takeSpare(key)) ?? (await this.#makePair(options));
+      if (!fresh) throw new Error("the browser closed while a check started");
       try {
-        return await check(context);
+        return await check(fresh.page, fresh.context);
       } finally {
-        await context.close().catch(() => undefined);
+        await fresh.context.close().catch(() => undefined);
+        if (this.running) this.#prepareSpare(key, options);
       }
     } finally {
       this.#active -= 1;
       if (this.#active === 0) this.#armIdle();
     }
+  }
+
+  async #makePair(options: BrowserContextOptions): Promise<{ context: BrowserContext; page: Page }> {
+    const browser = await this.browser();
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, ...options });
+    try {
+      return { context, page: await context.newPage() };
+    } catch (error) {
+      await context.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async #takeSpare(key: string): Promise<{ context: BrowserContext; page: Page } | undefined> {
+    const spare = this.#spare;
+    this.#spare = undefined;
+    if (!spare) return undefined;
+    const pair = await spare.ready;
+    if (!pair) return undefined;
+    if (spare.key === key && this.running && !pair.page.isClosed()) return pair;
+    await pair.context.close().catch(() => undefined);
+    return undefined;
+  }
+
+  #prepareSpare(key: string, options: BrowserContextOptions): void {
+    if (this.#spare) return;
+    this.#spare = { key, ready: this.#makePair(options).catch(() => undefined) };
+  }
+
+  async #dropSpare(): Promise<void> {
+    const spare = this.#spare;
+    this.#spare = undefined;
+    const pair = await spare?.ready;
+    await pair?.context.close().catch(() => undefined);
   }
 
   #cancelIdle(): void {
@@ -120,6 +166,7 @@ export class BrowserSession {
   /** Closes the browser (the next check launches a new one). */
   async close(): Promise<void> {
     this.#cancelIdle();
+    await this.#dropSpare();
     const browser = this.#browser ?? (await this.#launching?.catch(() => undefined));
     this.#browser = undefined;
     if (browser) await browser.close().catch(() => undefined);

@@ -19,7 +19,7 @@ export interface DiffOptions {
   selector?: string;
   /** pixelmatch's per-pixel colour threshold, 0..1. Default 0.1. */
   threshold?: number;
-  /** Share of differing pixels still called a match. Default 0.001 (0.1 %). */
+  /** Share of differing pixels still called a match. Default 0: any pixel beyond the threshold (anti-aliasing aside) is a change. */
   maxDiffRatio?: number;
   /** Write the current screenshot as the new baseline. */
   update?: boolean;
@@ -46,8 +46,7 @@ export async function visualDiff(
   const viewport = options.viewport ?? "desktop";
   const name = `${slugForPath(path)}-${viewport}${options.selector ? `-${slugForPath(options.selector)}` : ""}${options.fullPage === false ? "" : "-full"}`;
   const baselineFile = join(project.root, BASELINE_DIR, `${name}.png`);
-  const png = await session.withContext(async (context) => {
-    const page = await context.newPage();
+  const png = await session.withPage(async (page) => {
     await checkPage(page, url);
     return capture(page, { ...options, fullPage: options.fullPage ?? true });
   }, VIEWPORTS[viewport]);
@@ -80,7 +79,7 @@ export async function visualDiff(
     threshold: options.threshold ?? 0.1,
   });
   const diffRatio = Math.round((diffPixels / (current.width * current.height)) * 1e6) / 1e6;
-  if (diffRatio <= (options.maxDiffRatio ?? 0.001)) return { status: "match", baseline, diffRatio, diffPixels, size };
+  if (diffRatio <= (options.maxDiffRatio ?? 0)) return { status: "match", baseline, diffRatio, diffPixels, size };
   return {
     status: "changed",
     baseline,
