@@ -1,6 +1,7 @@
 // a11y: axe-core in the page, violations grouped by rule.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import type { Page } from "playwright-core";
 import type { BrowserSession } from "./session.ts";
 import { checkPage } from "./watch.ts";
 
@@ -29,34 +30,70 @@ export interface A11yResult {
   incomplete: number;
 }
 
+const AXE_DOCS = "https://dequeuniversity.com/rules/axe/4.11";
+
+/**
+ * The checks the crawl runs on every page, in one quick pass without axe-core (whose
+ * 500 kB script would double a crawl's time): what a page's content usually breaks, with
+ * axe's rule ids and impacts. The full axe audit runs on one page of each kind.
+ */
+export async function quickContentAudit(page: Page): Promise<Violation[]> {
+  const found = await page.evaluate(() => {
+    const hidden = (element: Element) => element.closest('[aria-hidden="true"], [hidden]') !== null;
+    const named = (element: Element) =>
+      Boolean(element.getAttribute("aria-label")?.trim() || element.getAttribute("aria-labelledby")?.trim() || element.getAttribute("title")?.trim());
+    const text = (element: Element) =>
+      Boolean(element.textContent?.trim()) || [...element.querySelectorAll("img[alt]")].some((img) => img.getAttribute("alt")?.trim()) || named(element);
+    const selector = (element: Element) => {
+      const id = element.id ? `#${CSS.escape(element.id)}` : "";
+      const src = element.getAttribute("src") ? `[src="${element.getAttribute("src")}"]` : element.getAttribute("href") ? `[href="${element.getAttribute("href")}"]` : "";
+      return `${element.tagName.toLowerCase()}${id || src}`;
+    };
+    const rules: { id: string; impact: string; help: string; nodes: Element[] }[] = [
+      {
+        id: "image-alt",
+        impact: "critical",
+        help: "Images must have alternative text",
+        nodes: [...document.querySelectorAll("img:not([alt])")].filter((img) => !hidden(img) && !["presentation", "none"].includes(img.getAttribute("role") ?? "") && !named(img)),
+      },
+      { id: "input-image-alt", impact: "critical", help: "Image buttons must have alternative text", nodes: [...document.querySelectorAll('input[type="image"]:not([alt])')].filter((input) => !named(input)) },
+      { id: "link-name", impact: "serious", help: "Links must have discernible text", nodes: [...document.querySelectorAll("a[href]")].filter((a) => !hidden(a) && !text(a)) },
+      { id: "button-name", impact: "critical", help: "Buttons must have discernible text", nodes: [...document.querySelectorAll("button, [role=button]")].filter((b) => !hidden(b) && !text(b)) },
+      { id: "svg-img-alt", impact: "serious", help: "<svg> elements with an img role must have an alternative text", nodes: [...document.querySelectorAll('svg[role="img"]')].filter((svg) => !named(svg) && !svg.querySelector("title")?.textContent?.trim()) },
+    ];
+    return rules.filter((rule) => rule.nodes.length > 0).map((rule) => ({ id: rule.id, impact: rule.impact, help: rule.help, count: rule.nodes.length, target: selector(rule.nodes[0] as Element) }));
+  });
+  return found.map((violation) => ({ ...violation, impact: violation.impact as Impact, helpUrl: `${AXE_DOCS}/${violation.id}` }));
+}
+
+/** Runs axe-core in a page that is already loaded; violations sorted by impact. */
+export async function runAxe(page: Page, tags?: string[]): Promise<Omit<A11yResult, "url">> {
+  await page.addScriptTag({ content: axe() });
+  const only = tags?.length ? { type: "tag", values: tags } : undefined;
+  const raw = await page.evaluate(async (only) => {
+    type AxeResult = { id: string; impact: string | null; help: string; helpUrl: string; nodes: { target: unknown[] }[] };
+    const runner = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: AxeResult[]; passes: unknown[]; incomplete: unknown[] }> } }).axe;
+    const result = await runner.run(document, only ? { runOnly: only } : {});
+    return {
+      violations: result.violations.map((v) => ({
+        id: v.id,
+        impact: (v.impact ?? "minor") as string,
+        help: v.help,
+        helpUrl: v.helpUrl,
+        count: v.nodes.length,
+        target: (v.nodes[0]?.target ?? []).map((part) => (Array.isArray(part) ? part.join(" >>> ") : String(part))).join(" "),
+      })),
+      passes: result.passes.length,
+      incomplete: result.incomplete.length,
+    };
+  }, only);
+  const violations = (raw.violations as Violation[]).sort((a, b) => SEVERITY[a.impact] - SEVERITY[b.impact] || b.count - a.count);
+  return { violations, passes: raw.passes, incomplete: raw.incomplete };
+}
+
 export async function auditA11y(session: BrowserSession, url: string, options: { tags?: string[] } = {}): Promise<A11yResult> {
   return session.withPage(async (page) => {
     await checkPage(page, url);
-    await page.addScriptTag({ content: axe() });
-    const raw = await page.evaluate(async (tags) => {
-      type AxeResult = { id: string; impact: string | null; help: string; helpUrl: string; nodes: { target: unknown[] }[] };
-      const runner = (
-        window as unknown as {
-          axe: {
-            run: (context: Document, options: object) => Promise<{ violations: AxeResult[]; passes: unknown[]; incomplete: unknown[] }>;
-          };
-        }
-      ).axe;
-      const result = await runner.run(document, tags?.length ? { runOnly: { type: "tag", values: tags } } : {});
-      return {
-        violations: result.violations.map((v) => ({
-          id: v.id,
-          impact: (v.impact ?? "minor") as string,
-          help: v.help,
-          helpUrl: v.helpUrl,
-          count: v.nodes.length,
-          target: (v.nodes[0]?.target ?? []).map((part) => (Array.isArray(part) ? part.join(" >>> ") : String(part))).join(" "),
-        })),
-        passes: result.passes.length,
-        incomplete: result.incomplete.length,
-      };
-    }, options.tags);
-    const violations = (raw.violations as Violation[]).sort((a, b) => SEVERITY[a.impact] - SEVERITY[b.impact] || b.count - a.count);
-    return { url, violations, passes: raw.passes, incomplete: raw.incomplete };
+    return { url, ...(await runAxe(page, options.tags)) };
   });
 }

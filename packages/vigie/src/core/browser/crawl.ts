@@ -1,6 +1,7 @@
 // crawl: every page of the site (sitemap, else same-origin links from "/"), each checked
 // for its status and runtime faults with bounded concurrency, one reused page per worker.
 import type { Page } from "playwright-core";
+import { quickContentAudit, runAxe, type Violation } from "./a11y.ts";
 import type { BrowserSession } from "./session.ts";
 import { type CheckOptions, checkPage, hasFaults, type PageFindings } from "./watch.ts";
 
@@ -11,12 +12,19 @@ export interface CrawlOptions extends CheckOptions {
   shard?: { index: number; count: number };
   /** Paths to check instead of discovering them. */
   paths?: string[];
+  /**
+   * Also audit pages: the full axe-core audit on the first page of each kind (same path
+   * pattern: /articles/*\/, /tags/*\/...), the quick content checks on every other page.
+   */
+  a11y?: boolean;
   onProgress?: (done: number, total: number, path: string) => void;
   signal?: AbortSignal;
 }
 
 export interface CrawlPage extends PageFindings {
   path: string;
+  /** axe-core violations, when the crawl audits pages. */
+  a11y?: Violation[];
 }
 
 export interface CrawlResult {
@@ -103,6 +111,13 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
   };
   let active = 0;
   let discovered = queue.length;
+  const kindsAudited = new Set<string>();
+  const audit11y = async (page: Page, path: string): Promise<Violation[]> => {
+    const kind = pageKind(path);
+    if (kindsAudited.has(kind)) return quickContentAudit(page);
+    kindsAudited.add(kind);
+    return (await runAxe(page)).violations;
+  };
 
   await session.withPage(async (firstPage, context) => {
     let spare: Page | undefined = firstPage;
@@ -129,7 +144,8 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
             incomplete: error.message.split("\n")[0] ?? "check failed",
           }),
         );
-        pages.push({ path, ...findings });
+        const audit = options.a11y && findings.status > 0 && findings.status < 400 ? await audit11y(page, path).catch(() => undefined) : undefined;
+        pages.push({ path, ...findings, ...(audit ? { a11y: audit } : {}) });
         if (source === "links" && !options.shard && findings.status > 0 && findings.status < 400) {
           for (const link of await linksOf(page, baseUrl)) {
             if (seen.has(link)) continue;
@@ -147,6 +163,13 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
   });
   pages.sort((a, b) => a.path.localeCompare(b.path));
   return { source, discovered, pages, skipped, ms: Date.now() - started };
+}
+
+/** The kind of a page, by its path's pattern: "/en/articles/x/" → "/en/articles/*\/". */
+export function pageKind(path: string): string {
+  const segments = path.split("/").filter(Boolean);
+  if (segments.length < 2) return path;
+  return `/${[...segments.slice(0, -1), "*"].join("/")}/`;
 }
 
 export function failingPages(result: CrawlResult): CrawlPage[] {

@@ -1,7 +1,7 @@
 // perf: N loads of a page with a cold HTTP cache in a warm browser (as a first-time reader), the
 // medians of the navigation timings, LCP, CLS, bytes and requests, against the budget.
 
-import type { BrowserContext } from "playwright-core";
+import type { Page } from "playwright-core";
 import type { Budgets } from "../config.ts";
 import type { BrowserSession } from "./session.ts";
 
@@ -43,45 +43,38 @@ const OBSERVE = `(() => {
 })();`;
 
 /**
- * One load of the page with the HTTP cache disabled, in a context that already loaded
- * the page once: the browser is warm (as a reader's is), the network is cold.
+ * One load of the page with the HTTP cache disabled, in a tab that already loaded it:
+ * the browser is warm (as a reader's is, following a link), the network cold.
  */
-async function sample(context: BrowserContext, url: string, timeoutMs: number): Promise<{ sample: PerfSample; dev: boolean }> {
-  const page = await context.newPage();
-  try {
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("Network.enable");
-    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
-    await page.goto(url, { waitUntil: "load", timeout: timeoutMs });
-    return await page.evaluate(async () => {
-      const perf = (window as unknown as { __vigiePerf?: { lcp: number; cls: number } }).__vigiePerf ?? { lcp: 0, cls: 0 };
-      // loadEventEnd is written after the load handlers, LCP entries arrive a little later.
-      for (let waited = 0; waited < 1000 && (waited < 50 || perf.lcp === 0); waited += 25)
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
-      const resources = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
-      // Bytes on the wire: headers and (compressed) body.
-      const size = (entry: PerformanceResourceTiming) => entry.transferSize || entry.encodedBodySize || 0;
-      const isJs = (entry: PerformanceResourceTiming) => entry.initiatorType === "script" || /\.m?js(\?|$)/.test(entry.name);
-      const round = (n: number) => Math.round(n * 10) / 10;
-      return {
-        dev: Boolean(document.querySelector('script[src*="/@vite/client"]')),
-        sample: {
-          ttfbMs: round(nav ? nav.responseStart - nav.startTime : 0),
-          domInteractiveMs: round(nav?.domInteractive ?? 0),
-          domContentLoadedMs: round(nav?.domContentLoadedEventEnd ?? 0),
-          loadMs: round(nav?.loadEventEnd ?? 0),
-          lcpMs: round(perf.lcp),
-          cls: Math.round(perf.cls * 1000) / 1000,
-          transferKb: round(((nav ? size(nav) : 0) + resources.reduce((sum, entry) => sum + size(entry), 0)) / 1024),
-          requests: resources.length + 1,
-          jsKb: round(resources.filter(isJs).reduce((sum, entry) => sum + size(entry), 0) / 1024),
-        },
-      };
-    });
-  } finally {
-    await page.close().catch(() => undefined);
-  }
+async function sample(page: Page, url: string, timeoutMs: number): Promise<{ sample: PerfSample; dev: boolean }> {
+  await page.goto("about:blank");
+  await page.goto(url, { waitUntil: "load", timeout: timeoutMs });
+  return await page.evaluate(async () => {
+    const perf = (window as unknown as { __vigiePerf?: { lcp: number; cls: number } }).__vigiePerf ?? { lcp: 0, cls: 0 };
+    // loadEventEnd is written after the load handlers, LCP entries arrive a little later.
+    for (let waited = 0; waited < 1000 && (waited < 50 || perf.lcp === 0); waited += 25)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
+    const resources = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
+    // Bytes on the wire: headers and (compressed) body.
+    const size = (entry: PerformanceResourceTiming) => entry.transferSize || entry.encodedBodySize || 0;
+    const isJs = (entry: PerformanceResourceTiming) => entry.initiatorType === "script" || /\.m?js(\?|$)/.test(entry.name);
+    const round = (n: number) => Math.round(n * 10) / 10;
+    return {
+      dev: Boolean(document.querySelector('script[src*="/@vite/client"]')),
+      sample: {
+        ttfbMs: round(nav ? nav.responseStart - nav.startTime : 0),
+        domInteractiveMs: round(nav?.domInteractive ?? 0),
+        domContentLoadedMs: round(nav?.domContentLoadedEventEnd ?? 0),
+        loadMs: round(nav?.loadEventEnd ?? 0),
+        lcpMs: round(perf.lcp),
+        cls: Math.round(perf.cls * 1000) / 1000,
+        transferKb: round(((nav ? size(nav) : 0) + resources.reduce((sum, entry) => sum + size(entry), 0)) / 1024),
+        requests: resources.length + 1,
+        jsKb: round(resources.filter(isJs).reduce((sum, entry) => sum + size(entry), 0) / 1024),
+      },
+    };
+  });
 }
 
 function median(values: number[]): number {
@@ -110,12 +103,15 @@ export async function measurePerf(
   const runs = options.runs ?? 3;
   const samples: PerfSample[] = [];
   let dev = false;
-  await session.withContext(async (context) => {
+  await session.withPage(async (page, context) => {
     await context.addInitScript(OBSERVE);
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
     // A first load, not counted: starts the site's renderer process.
-    await sample(context, url, options.timeoutMs ?? 20_000);
+    await sample(page, url, options.timeoutMs ?? 20_000);
     for (let run = 0; run < runs; run += 1) {
-      const result = await sample(context, url, options.timeoutMs ?? 20_000);
+      const result = await sample(page, url, options.timeoutMs ?? 20_000);
       samples.push(result.sample);
       dev ||= result.dev;
     }

@@ -1,0 +1,170 @@
+// `vigie validate` and `vigie merge`: the validator workflow without a model, for CI
+// and humans. Progress goes to stderr (steps and a bar on a terminal, plain lines in
+// CI); the report to stdout and to the files asked for.
+import { readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { BrowserSession } from "../core/browser/session.ts";
+import { ProjectNotFoundError, type Project, resolveProject } from "../core/project.ts";
+import { exitCodeOf, type ValidationReport } from "../core/validate/findings.ts";
+import { mergeReports, toHtml, toJUnit, toText } from "../core/validate/reports.ts";
+import { type ProgressEvent, validate } from "../core/validate/workflow.ts";
+
+const VALIDATE_USAGE = `Usage: vigie validate [options]
+
+  --json FILE       write the report as JSON (what "vigie merge" reads)
+  --junit FILE      write a JUnit XML report (one test case per check per page)
+  --html FILE       write a self-contained HTML report
+  --strict          exit 1 on WARN too
+  --base-url URL    validate a server already running on this machine (no dev server is started)
+  --shard I/N       check only the I-th of N parts of the pages (CI jobs in parallel; join with "vigie merge")
+  --project DIR     the project to validate (default: the current directory)
+
+Exit codes: 0 PASS or WARN, 1 FAIL (or WARN with --strict), 2 the harness could not run.
+`;
+
+const MERGE_USAGE = `Usage: vigie merge <report.json>... [--json FILE] [--junit FILE] [--html FILE] [--strict]
+`;
+
+interface Parsed {
+  flags: Record<string, string | true>;
+  positional: string[];
+}
+
+class UsageError extends Error {}
+
+function parse(args: string[], valued: string[], booleans: string[]): Parsed {
+  const flags: Parsed["flags"] = {};
+  const positional: string[] = [];
+  for (let index = 0; index < args.length; index += 1) {
+    const word = args[index] ?? "";
+    if (!word.startsWith("--")) {
+      positional.push(word);
+      continue;
+    }
+    const [name, inline] = word.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+    if (booleans.includes(name)) flags[name] = true;
+    else if (valued.includes(name)) {
+      const value = inline ?? args[++index];
+      if (value === undefined || value.startsWith("--")) throw new UsageError(`--${name} needs a value`);
+      flags[name] = value;
+    } else throw new UsageError(`unknown option --${name}`);
+  }
+  return { flags, positional };
+}
+
+function writeReports(report: ValidationReport, flags: Parsed["flags"], root: string): string[] {
+  const written: string[] = [];
+  const out = (flag: string, content: () => string) => {
+    const file = flags[flag];
+    if (typeof file !== "string") return;
+    writeFileSync(resolve(file), content());
+    written.push(file);
+  };
+  out("json", () => `${JSON.stringify(report, null, 2)}\n`);
+  out("junit", () => toJUnit(report));
+  out("html", () => toHtml(report, root));
+  return written;
+}
+
+/** Steps and a crawl bar on a terminal; one plain line per step otherwise. */
+function progressPrinter(): (event: ProgressEvent) => void {
+  const live = Boolean(process.stderr.isTTY) && !process.env.CI;
+  const err = (text: string) => process.stderr.write(text);
+  return (event) => {
+    if (event.type === "step") {
+      if (live) err(`  … ${event.name}`);
+      else err(`vigie: ${event.name}...\n`);
+    } else if (event.type === "step-done") {
+      const { step } = event;
+      const mark = { ok: "✓", warn: "!", fail: "✗", skipped: "-", error: "✗" }[step.status];
+      const line = `${mark} ${step.name} (${(step.ms / 1000).toFixed(1)} s): ${step.summary}`;
+      err(live ? `\r\x1b[2K  ${line}\n` : `vigie: ${line}\n`);
+    } else if (live) {
+      const width = 24;
+      const filled = Math.round((event.done / Math.max(event.total, 1)) * width);
+      err(`\r\x1b[2K  … crawl [${"#".repeat(filled)}${".".repeat(width - filled)}] ${event.done}/${event.total} ${event.path.slice(0, 40)}`);
+    }
+  };
+}
+
+function parseShard(value: string | true | undefined): { index: number; count: number } | undefined {
+  if (value === undefined) return undefined;
+  const match = typeof value === "string" ? /^(\d+)\/(\d+)$/.exec(value) : null;
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || index < 1 || index > count) throw new UsageError(`--shard ${String(value)}: expected I/N with 1 <= I <= N, e.g. --shard 2/3`);
+  return { index, count };
+}
+
+export async function validateCommand(args: string[]): Promise<number> {
+  let parsed: Parsed;
+  let project: Project;
+  let shard: ReturnType<typeof parseShard>;
+  try {
+    if (args.includes("--help") || args.includes("-h")) {
+      process.stdout.write(VALIDATE_USAGE);
+      return 0;
+    }
+    parsed = parse(args, ["json", "junit", "html", "base-url", "shard", "project"], ["strict"]);
+    if (parsed.positional.length) throw new UsageError(`unexpected argument "${parsed.positional[0]}"`);
+    shard = parseShard(parsed.flags.shard);
+    project = resolveProject(typeof parsed.flags.project === "string" ? parsed.flags.project : process.cwd());
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ProjectNotFoundError) {
+      process.stderr.write(`vigie validate: ${error.message}\n\n${VALIDATE_USAGE}`);
+      return 2;
+    }
+    throw error;
+  }
+  const session = new BrowserSession();
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  let report: ValidationReport;
+  try {
+    report = await validate(project, {
+      session,
+      signal: controller.signal,
+      onProgress: progressPrinter(),
+      ...(typeof parsed.flags["base-url"] === "string" ? { baseUrl: parsed.flags["base-url"] } : {}),
+      ...(shard ? { shard } : {}),
+    });
+  } finally {
+    await session.close();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  process.stdout.write(toText(report));
+  for (const file of writeReports(report, parsed.flags, project.root)) process.stderr.write(`vigie: wrote ${file}\n`);
+  return exitCodeOf(report, parsed.flags.strict === true);
+}
+
+export async function mergeCommand(args: string[]): Promise<number> {
+  let parsed: Parsed;
+  try {
+    parsed = parse(args, ["json", "junit", "html"], ["strict"]);
+    if (parsed.positional.length === 0) throw new UsageError("name at least one report written by vigie validate --json");
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`vigie merge: ${error.message}\n\n${MERGE_USAGE}`);
+      return 2;
+    }
+    throw error;
+  }
+  const reports: ValidationReport[] = [];
+  for (const file of parsed.positional) {
+    try {
+      const report = JSON.parse(readFileSync(file, "utf8")) as ValidationReport;
+      if (!report || !Array.isArray(report.findings) || !Array.isArray(report.steps)) throw new Error("not a vigie validate report");
+      reports.push(report);
+    } catch (error) {
+      process.stderr.write(`vigie merge: ${file}: ${(error as Error).message}\n`);
+      return 2;
+    }
+  }
+  const merged = mergeReports(reports);
+  process.stdout.write(toText(merged));
+  for (const file of writeReports(merged, parsed.flags, merged.project)) process.stderr.write(`vigie: wrote ${file}\n`);
+  return exitCodeOf(merged, parsed.flags.strict === true);
+}

@@ -1,0 +1,76 @@
+// Serves a static build (dist/) on 127.0.0.1 as a production host would: directory
+// URLs give their index.html, unknown paths the site's 404.html with status 404.
+import { once } from "node:events";
+import { createReadStream, existsSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import { extname, join, normalize, resolve, sep } from "node:path";
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".json": "application/json",
+  ".xml": "application/xml",
+  ".txt": "text/plain; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".webp": "image/webp",
+  ".avif": "image/avif",
+  ".gif": "image/gif",
+  ".ico": "image/x-icon",
+  ".woff2": "font/woff2",
+  ".woff": "font/woff",
+};
+
+export interface StaticServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+function fileFor(root: string, pathname: string): string | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    return undefined;
+  }
+  const target = resolve(root, `.${normalize(`/${decoded}`)}`);
+  if (target !== root && !target.startsWith(`${root}${sep}`)) return undefined;
+  for (const candidate of [target, join(target, "index.html"), `${target}.html`]) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  return undefined;
+}
+
+export async function serveStatic(dir: string): Promise<StaticServer> {
+  const root = resolve(dir);
+  const server = createServer((request, response) => {
+    const pathname = (request.url ?? "/").split(/[?#]/)[0] ?? "/";
+    const file = fileFor(root, pathname);
+    const notFound = join(root, "404.html");
+    const [path, status] = file ? [file, 200] : existsSync(notFound) ? [notFound, 404] : [undefined, 404];
+    if (!path) {
+      response.writeHead(404, { "content-type": "text/plain" }).end("Not found");
+      return;
+    }
+    response.writeHead(status, { "content-type": TYPES[extname(path)] ?? "application/octet-stream", "cache-control": "no-cache" });
+    if (request.method === "HEAD") response.end();
+    else createReadStream(path).pipe(response);
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const address = server.address();
+  if (!address || typeof address === "string") throw new Error("the static server has no address");
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    port: address.port,
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}

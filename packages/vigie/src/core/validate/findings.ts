@@ -1,0 +1,71 @@
+// What the validator reports: findings that name the page or file, the tool that saw
+// them and what to do, and the verdict they add up to.
+
+export type Severity = "fail" | "warn";
+export type Verdict = "PASS" | "WARN" | "FAIL";
+
+export interface Finding {
+  severity: Severity;
+  /** The tool that saw it, e.g. blog_browser_crawl. */
+  tool: string;
+  /** The page (site path) it concerns, when there is one. */
+  page?: string;
+  /** The source file, `file:line[:column]`, when known. */
+  file?: string;
+  message: string;
+  /** What to do about it. */
+  fix: string;
+}
+
+export interface StepRecord {
+  name: string;
+  tool: string;
+  status: "ok" | "warn" | "fail" | "skipped" | "error";
+  ms: number;
+  /** One line on what the step saw. */
+  summary: string;
+}
+
+export interface PerfFigure {
+  page: string;
+  server: "dev" | "production";
+  loadMs: number;
+  ttfbMs: number;
+  lcpMs: number;
+  cls: number;
+  transferKb: number;
+  requests: number;
+  verdict: "pass" | "over_budget" | "not_judged";
+}
+
+export interface ValidationReport {
+  verdict: Verdict;
+  /** Set when the harness itself could not run: the verdict is then FAIL and the exit code 2. */
+  harnessError?: { message: string; hint: string };
+  project: string;
+  startedAt: string;
+  durationS: number;
+  baseUrl?: string;
+  shard?: { index: number; count: number };
+  steps: StepRecord[];
+  findings: Finding[];
+  /** Pages the crawl checked, each with its outcome: the JUnit report's test cases. */
+  pages: { path: string; status: number; ok: boolean; summary: string }[];
+  perf: PerfFigure[];
+  /** Screenshots of failing pages, relative to the project root. */
+  screenshots: { page: string; file: string }[];
+}
+
+export function verdictOf(findings: Finding[]): Verdict {
+  if (findings.some((finding) => finding.severity === "fail")) return "FAIL";
+  if (findings.length > 0) return "WARN";
+  return "PASS";
+}
+
+/** 0 PASS, 0 WARN (1 with strict), 1 FAIL, 2 when the harness could not run. */
+export function exitCodeOf(report: Pick<ValidationReport, "verdict" | "harnessError">, strict = false): number {
+  if (report.harnessError) return 2;
+  if (report.verdict === "FAIL") return 1;
+  if (report.verdict === "WARN") return strict ? 1 : 0;
+  return 0;
+}

@@ -1,0 +1,134 @@
+// The validation report as text (terminal), JSON, JUnit XML and one self-contained HTML
+// page; and the merge of shard reports into one verdict.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Finding, type ValidationReport, verdictOf } from "./findings.ts";
+
+const where = (finding: Finding) => [finding.page, finding.file].filter(Boolean).join(" ") || "(site)";
+
+export function toText(report: ValidationReport): string {
+  const lines: string[] = [];
+  if (report.harnessError) {
+    lines.push(`vigie could not run: ${report.harnessError.message}`, `  what to do: ${report.harnessError.hint}`);
+    return `${lines.join("\n")}\n`;
+  }
+  const fails = report.findings.filter((f) => f.severity === "fail").length;
+  const warns = report.findings.length - fails;
+  lines.push(`${report.verdict}${report.findings.length ? ` — ${fails} failure${fails === 1 ? "" : "s"}, ${warns} warning${warns === 1 ? "" : "s"}` : " — no finding"} (${report.durationS} s${report.shard ? `, shard ${report.shard.index}/${report.shard.count}` : ""})`);
+  for (const finding of report.findings) {
+    lines.push(`${finding.severity === "fail" ? "FAIL" : "WARN"} ${where(finding)} [${finding.tool}]`, `  ${finding.message}`, `  → ${finding.fix}`);
+  }
+  lines.push("", "steps:");
+  for (const step of report.steps) lines.push(`  ${step.status.padEnd(7)} ${step.name.padEnd(16)} ${(step.ms / 1000).toFixed(1).padStart(5)} s  ${step.summary}`);
+  if (report.perf.length) {
+    lines.push("", "perf (medians):");
+    for (const p of report.perf) lines.push(`  ${p.page}: load ${p.loadMs} ms, TTFB ${p.ttfbMs} ms, LCP ${p.lcpMs} ms, CLS ${p.cls}, ${p.transferKb} kB in ${p.requests} requests (${p.verdict === "not_judged" ? "dev server, not judged" : p.verdict})`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+const xml = (text: string) => text.replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c] ?? c);
+
+/** JUnit XML: one test suite per check, one test case per page (or per file) it judged. */
+export function toJUnit(report: ValidationReport): string {
+  const suites = new Map<string, { name: string; failure?: string; skipped?: boolean }[]>();
+  const add = (suite: string, name: string, failure?: string) => {
+    const cases = suites.get(suite) ?? [];
+    const existing = cases.find((c) => c.name === name);
+    if (existing) existing.failure = [existing.failure, failure].filter(Boolean).join("\n") || undefined;
+    else cases.push({ name, ...(failure ? { failure } : {}) });
+    suites.set(suite, cases);
+  };
+  for (const step of report.steps) {
+    if (step.status === "skipped") suites.set(step.tool, [...(suites.get(step.tool) ?? []), { name: step.name, skipped: true }]);
+    else add(step.tool, step.name);
+  }
+  for (const page of report.pages) add("blog_browser_crawl", page.path);
+  for (const finding of report.findings) {
+    const text = `${finding.severity.toUpperCase()}: ${finding.message}\nfix: ${finding.fix}`;
+    if (finding.severity === "fail") add(finding.tool, finding.page ?? finding.file ?? finding.tool, text);
+  }
+  const body = [...suites]
+    .map(([suite, cases]) => {
+      const failures = cases.filter((c) => c.failure).length;
+      const skipped = cases.filter((c) => c.skipped).length;
+      const items = cases
+        .map((c) => `    <testcase classname="${xml(suite)}" name="${xml(c.name)}">${c.failure ? `<failure message="${xml(c.failure.split("\n")[0] ?? "")}">${xml(c.failure)}</failure>` : c.skipped ? "<skipped/>" : ""}</testcase>`)
+        .join("\n");
+      return `  <testsuite name="${xml(suite)}" tests="${cases.length}" failures="${failures}" skipped="${skipped}">\n${items}\n  </testsuite>`;
+    })
+    .join("\n");
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="vigie validate" time="${report.durationS}">\n${body}\n</testsuites>\n`;
+}
+
+const html = (text: string) => text.replace(/[<>&"]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;" })[c] ?? c);
+
+/** One self-contained HTML page: verdict, findings, screenshots of failing pages, perf. */
+export function toHtml(report: ValidationReport, root: string): string {
+  const colour = { PASS: "#1e7a3c", WARN: "#a05a00", FAIL: "#b42318" }[report.verdict];
+  const shots = report.screenshots
+    .map((shot) => {
+      const path = join(root, shot.file);
+      if (!existsSync(path)) return "";
+      return `<figure><img alt="Screenshot of ${html(shot.page)}" src="data:image/png;base64,${readFileSync(path).toString("base64")}"><figcaption>${html(shot.page)}</figcaption></figure>`;
+    })
+    .join("");
+  const findings = report.findings
+    .map(
+      (f) =>
+        `<tr class="${f.severity}"><td>${f.severity.toUpperCase()}</td><td>${html(where(f))}</td><td><code>${html(f.tool)}</code></td><td>${html(f.message)}<br><small>→ ${html(f.fix)}</small></td></tr>`,
+    )
+    .join("");
+  const steps = report.steps.map((s) => `<tr><td>${html(s.name)}</td><td>${s.status}</td><td>${(s.ms / 1000).toFixed(1)} s</td><td>${html(s.summary)}</td></tr>`).join("");
+  const perf = report.perf
+    .map((p) => `<tr><td>${html(p.page)}</td><td>${p.loadMs}</td><td>${p.ttfbMs}</td><td>${p.lcpMs}</td><td>${p.cls}</td><td>${p.transferKb}</td><td>${p.requests}</td><td>${p.verdict}</td></tr>`)
+    .join("");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>vigie: ${report.verdict}</title>
+<style>
+body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;max-width:72rem;padding:1.5rem;color:#1b2430}
+h1{margin:0}.verdict{display:inline-block;padding:.2rem .8rem;border-radius:6px;color:#fff;background:${colour}}
+table{border-collapse:collapse;width:100%;margin:1rem 0}td,th{border:1px solid #d9dde3;padding:.35rem .5rem;text-align:left;vertical-align:top}
+tr.fail td:first-child{color:#b42318;font-weight:700}tr.warn td:first-child{color:#a05a00;font-weight:700}
+small{color:#4a5565}figure{display:inline-block;margin:.5rem;max-width:30rem}figure img{max-width:100%;border:1px solid #d9dde3}
+</style></head><body>
+<h1>vigie validate <span class="verdict">${report.verdict}</span></h1>
+<p>${html(report.project)} · ${html(report.startedAt)} · ${report.durationS} s${report.shard ? ` · shard ${report.shard.index}/${report.shard.count}` : ""}${report.harnessError ? ` · could not run: ${html(report.harnessError.message)} (${html(report.harnessError.hint)})` : ""}</p>
+<h2>Findings (${report.findings.length})</h2>
+${findings ? `<table><tr><th>severity</th><th>where</th><th>tool</th><th>what, and what to do</th></tr>${findings}</table>` : "<p>None: every check passed.</p>"}
+${shots ? `<h2>Failing pages</h2>${shots}` : ""}
+${perf ? `<h2>Performance (medians)</h2><table><tr><th>page</th><th>load ms</th><th>TTFB ms</th><th>LCP ms</th><th>CLS</th><th>kB</th><th>requests</th><th>budget</th></tr>${perf}</table>` : ""}
+<h2>Steps</h2><table><tr><th>step</th><th>status</th><th>time</th><th>summary</th></tr>${steps}</table>
+<h2>Pages (${report.pages.length})</h2><p>${report.pages.filter((p) => p.ok).length} ok, ${report.pages.filter((p) => !p.ok).length} failing.</p>
+</body></html>
+`;
+}
+
+/** Joins shard reports: every finding and page once, the steps of each shard, one verdict. */
+export function mergeReports(reports: ValidationReport[]): ValidationReport {
+  const first = reports[0];
+  if (!first) throw new Error("no report to merge");
+  const seen = new Set<string>();
+  const findings: Finding[] = [];
+  for (const finding of reports.flatMap((r) => r.findings)) {
+    const key = JSON.stringify([finding.tool, finding.page, finding.file, finding.message]);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    findings.push(finding);
+  }
+  const pages = new Map(reports.flatMap((r) => r.pages).map((page) => [page.path, page]));
+  const harnessError = reports.find((r) => r.harnessError)?.harnessError;
+  return {
+    verdict: harnessError ? "FAIL" : verdictOf(findings),
+    ...(harnessError ? { harnessError } : {}),
+    project: first.project,
+    startedAt: reports.map((r) => r.startedAt).sort()[0] ?? first.startedAt,
+    durationS: Math.max(...reports.map((r) => r.durationS)),
+    steps: reports.flatMap((r) => r.steps.map((step) => (r.shard ? { ...step, name: `${step.name} (shard ${r.shard.index}/${r.shard.count})` } : step))),
+    findings,
+    pages: [...pages.values()].sort((a, b) => a.path.localeCompare(b.path)),
+    perf: reports.flatMap((r) => r.perf),
+    screenshots: reports.flatMap((r) => r.screenshots),
+  };
+}

@@ -1,0 +1,176 @@
+// `vigie validate --json` on copies of the blog with one fault each: the expected
+// verdict, and a finding that names the page or file and the tool that saw it.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
+import { type BlogCopy, copyBlog, killGroup } from "../packages/vigie/test/support/blog.ts";
+
+const MAIN = join(import.meta.dirname, "..", "packages", "vigie", "src", "cli", "main.ts");
+const copies: BlogCopy[] = [];
+after(() => {
+  for (const copy of copies) copy.remove();
+});
+
+async function validateCopy(
+  copy: BlogCopy,
+  config: object = { checks: { check: false } },
+): Promise<{ code: number | null; report: ValidationReport; output: string }> {
+  writeFileSync(join(copy.root, "vigie.config.json"), JSON.stringify(config));
+  const json = join(copy.root, "report.json");
+  const child = spawn(process.execPath, [MAIN, "validate", "--project", copy.root, "--json", json], {
+    cwd: copy.root,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, CI: "1" },
+  });
+  let output = "";
+  child.stdout.on("data", (chunk) => (output += chunk));
+  child.stderr.on("data", (chunk) => (output += chunk));
+  const timer = setTimeout(() => killGroup(child, "SIGKILL"), 300_000);
+  const [code] = (await once(child, "exit")) as [number | null];
+  clearTimeout(timer);
+  killGroup(child, "SIGKILL");
+  return { code, report: JSON.parse(readFileSync(json, "utf8")) as ValidationReport, output };
+}
+
+const article = (copy: BlogCopy, lang: "fr" | "en", slug: string) => join(copy.root, "src", "content", "articles", lang, `${slug}.mdx`);
+const append = (file: string, text: string) => appendFileSync(file, `\n\n${text}\n`);
+const matching = (findings: Finding[], tool: string, where: RegExp) =>
+  findings.find((f) => f.tool === tool && where.test(`${f.page ?? ""} ${f.file ?? ""}`));
+
+interface Fault {
+  name: string;
+  inject: (copy: BlogCopy) => object | undefined | void;
+  verdict: "PASS" | "WARN" | "FAIL";
+  tool: string;
+  where: RegExp;
+}
+
+const FAULTS: Fault[] = [
+  {
+    name: "invalid Mermaid in one EN article only",
+    inject: (copy) =>
+      append(article(copy, "en", "mermaid-in-the-browser"), "```mermaid\nflowchart TD\n  A[Start] --> B{Decide\n  B -->|yes| C[Done\n```"),
+    verdict: "FAIL",
+    tool: "blog_browser_js_errors",
+    where: /^\/en\/articles\/mermaid-in-the-browser\//,
+  },
+  {
+    name: "a component that throws in the browser on one article only",
+    inject: (copy) => {
+      writeFileSync(
+        join(copy.root, "src", "components", "Broken.astro"),
+        `<div class="broken">broken</div>\n<script>\n  throw new Error("Broken component failed in the browser");\n</script>\n`,
+      );
+      const file = article(copy, "en", "orphan-dev-servers");
+      const text = readFileSync(file, "utf8").replace(/\n---\n/, '\n---\nimport Broken from "../../../components/Broken.astro";\n');
+      writeFileSync(file, `${text}\n\n<Broken />\n`);
+      return undefined;
+    },
+    verdict: "FAIL",
+    tool: "blog_browser_crawl",
+    where: /^\/en\/articles\/orphan-dev-servers\//,
+  },
+  {
+    name: "a missing image",
+    inject: (copy) =>
+      append(
+        article(copy, "fr", "budgets-de-performance"),
+        '<img src="/images/graphique-absent.png" alt="Un graphique qui manque" width="400" height="200" />',
+      ),
+    verdict: "FAIL",
+    tool: "blog_browser_crawl",
+    where: /^\/articles\/budgets-de-performance\//,
+  },
+  {
+    name: "a broken internal link",
+    inject: (copy) =>
+      append(article(copy, "fr", "site-statique-bilingue"), "Voir aussi [un article qui n'existe pas](/articles/article-inexistant/)."),
+    verdict: "FAIL",
+    tool: "blog_build_links",
+    where: /site-statique-bilingue/,
+  },
+  {
+    name: "{foo bar} in MDX prose",
+    inject: (copy) => append(article(copy, "fr", "accolades-mdx-dans-le-texte"), "Une phrase avec {foo bar} au milieu."),
+    verdict: "FAIL",
+    tool: "blog_build_lint",
+    where: /src\/content\/articles\/fr\/accolades-mdx-dans-le-texte\.mdx:\d+:\d+/,
+  },
+  {
+    name: "a page slower than the budget",
+    inject: (copy) => {
+      const file = join(copy.root, "src", "pages", "index.astro");
+      writeFileSync(
+        file,
+        readFileSync(file, "utf8").replace(
+          '<HomeView lang="fr" />',
+          '<HomeView lang="fr" />\n<script is:inline>const start = performance.now(); while (performance.now() - start < 600) {}</script>',
+        ),
+      );
+      return undefined;
+    },
+    verdict: "WARN",
+    tool: "blog_browser_perf",
+    where: /^\/ /,
+  },
+  {
+    name: "an image without alt text",
+    inject: (copy) => append(article(copy, "en", "performance-budgets"), '<img src="/favicon.svg" width="32" height="32" />'),
+    verdict: "FAIL",
+    tool: "blog_browser_a11y",
+    where: /^\/en\/articles\/performance-budgets\//,
+  },
+  {
+    name: "a missing EN translation",
+    inject: (copy) => rmSync(article(copy, "en", "visual-regression-baselines")),
+    verdict: "WARN",
+    tool: "blog_build_lint",
+    where: /src\/content\/articles\/fr\/regression-visuelle-references\.mdx/,
+  },
+  {
+    name: "a dev command that fails to start",
+    inject: () => ({
+      checks: { check: false },
+      dev: { command: ["node", "-e", "console.error('dev server cannot start: port config broken'); process.exit(3)"] },
+    }),
+    verdict: "FAIL",
+    tool: "blog_dev_start",
+    where: /.*/,
+  },
+];
+
+describe("vigie validate on the blog with one fault each", () => {
+  test("the clean blog: PASS with no finding", async () => {
+    const copy = copyBlog("validate-clean");
+    copies.push(copy);
+    const { code, report, output } = await validateCopy(copy, {});
+    assert.deepEqual(report.findings, [], output);
+    assert.equal(report.verdict, "PASS");
+    assert.equal(code, 0);
+    assert.ok(report.pages.length >= 60, "every page was crawled");
+    assert.ok(
+      report.steps.some((s) => s.name === "stop" && s.status === "ok"),
+      "it stopped the dev server it started",
+    );
+  });
+
+  for (const fault of FAULTS) {
+    test(`${fault.name}: ${fault.verdict} from ${fault.tool}`, async () => {
+      const copy = copyBlog(`validate-${fault.name.replace(/\W+/g, "-").slice(0, 30)}`);
+      copies.push(copy);
+      const config = fault.inject(copy) as object | undefined;
+      const { code, report, output } = await validateCopy(copy, config ?? { checks: { check: false } });
+      const summary = report.findings.map((f) => `${f.severity} ${f.tool} ${f.page ?? ""} ${f.file ?? ""} ${f.message}`).join("\n");
+      assert.equal(report.verdict, fault.verdict, `${summary}\n${output.slice(-1500)}`);
+      assert.equal(code, fault.verdict === "FAIL" ? 1 : 0);
+      assert.ok(matching(report.findings, fault.tool, fault.where), `no finding from ${fault.tool} at ${fault.where}:\n${summary}`);
+      for (const finding of report.findings) assert.ok(finding.fix, "every finding says what to do");
+      copy.remove();
+    });
+  }
+});
