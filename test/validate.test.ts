@@ -6,13 +6,18 @@ import { once } from "node:events";
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { stopDevServer } from "../packages/vigie/src/core/devServer/index.ts";
 import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
 import { type BlogCopy, copyBlog, killGroup } from "../packages/vigie/test/support/blog.ts";
 
 const MAIN = join(import.meta.dirname, "..", "packages", "vigie", "src", "cli", "main.ts");
 const copies: BlogCopy[] = [];
-after(() => {
-  for (const copy of copies) copy.remove();
+after(async () => {
+  for (const copy of copies) {
+    // A validate that was killed could not stop the dev server it started.
+    await stopDevServer(copy).catch(() => undefined);
+    copy.remove();
+  }
 });
 
 async function validateCopy(
@@ -30,7 +35,7 @@ async function validateCopy(
   let output = "";
   child.stdout.on("data", (chunk) => (output += chunk));
   child.stderr.on("data", (chunk) => (output += chunk));
-  const timer = setTimeout(() => killGroup(child, "SIGKILL"), 300_000);
+  const timer = setTimeout(() => killGroup(child, "SIGKILL"), 600_000);
   const [code] = (await once(child, "exit")) as [number | null];
   clearTimeout(timer);
   killGroup(child, "SIGKILL");
@@ -38,13 +43,16 @@ async function validateCopy(
 }
 
 const article = (copy: BlogCopy, lang: "fr" | "en", slug: string) => join(copy.root, "src", "content", "articles", lang, `${slug}.mdx`);
-const append = (file: string, text: string) => appendFileSync(file, `\n\n${text}\n`);
+const append = (file: string, text: string): undefined => {
+  appendFileSync(file, `\n\n${text}\n`);
+};
 const matching = (findings: Finding[], tool: string, where: RegExp) =>
   findings.find((f) => f.tool === tool && where.test(`${f.page ?? ""} ${f.file ?? ""}`));
 
 interface Fault {
   name: string;
-  inject: (copy: BlogCopy) => object | undefined | void;
+  /** Injects the fault; returns the vigie.config.json to use, if not the default. */
+  inject: (copy: BlogCopy) => object | undefined;
   verdict: "PASS" | "WARN" | "FAIL";
   tool: string;
   where: RegExp;
@@ -96,7 +104,10 @@ const FAULTS: Fault[] = [
   },
   {
     name: "{foo bar} in MDX prose",
-    inject: (copy) => append(article(copy, "fr", "accolades-mdx-dans-le-texte"), "Une phrase avec {foo bar} au milieu."),
+    inject: (copy) => {
+      append(article(copy, "fr", "accolades-mdx-dans-le-texte"), "Une phrase avec {foo bar} au milieu.");
+      return undefined;
+    },
     verdict: "FAIL",
     tool: "blog_build_lint",
     where: /src\/content\/articles\/fr\/accolades-mdx-dans-le-texte\.mdx:\d+:\d+/,
@@ -120,14 +131,20 @@ const FAULTS: Fault[] = [
   },
   {
     name: "an image without alt text",
-    inject: (copy) => append(article(copy, "en", "performance-budgets"), '<img src="/favicon.svg" width="32" height="32" />'),
+    inject: (copy) => {
+      append(article(copy, "en", "performance-budgets"), '<img src="/favicon.svg" width="32" height="32" />');
+      return undefined;
+    },
     verdict: "FAIL",
     tool: "blog_browser_a11y",
     where: /^\/en\/articles\/performance-budgets\//,
   },
   {
     name: "a missing EN translation",
-    inject: (copy) => rmSync(article(copy, "en", "visual-regression-baselines")),
+    inject: (copy) => {
+      rmSync(article(copy, "en", "visual-regression-baselines"));
+      return undefined;
+    },
     verdict: "WARN",
     tool: "blog_build_lint",
     where: /src\/content\/articles\/fr\/regression-visuelle-references\.mdx/,
@@ -163,14 +180,13 @@ describe("vigie validate on the blog with one fault each", () => {
     test(`${fault.name}: ${fault.verdict} from ${fault.tool}`, async () => {
       const copy = copyBlog(`validate-${fault.name.replace(/\W+/g, "-").slice(0, 30)}`);
       copies.push(copy);
-      const config = fault.inject(copy) as object | undefined;
+      const config = fault.inject(copy);
       const { code, report, output } = await validateCopy(copy, config ?? { checks: { check: false } });
       const summary = report.findings.map((f) => `${f.severity} ${f.tool} ${f.page ?? ""} ${f.file ?? ""} ${f.message}`).join("\n");
       assert.equal(report.verdict, fault.verdict, `${summary}\n${output.slice(-1500)}`);
       assert.equal(code, fault.verdict === "FAIL" ? 1 : 0);
       assert.ok(matching(report.findings, fault.tool, fault.where), `no finding from ${fault.tool} at ${fault.where}:\n${summary}`);
       for (const finding of report.findings) assert.ok(finding.fix, "every finding says what to do");
-      copy.remove();
     });
   }
 });

@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { BrowserSession } from "../core/browser/session.ts";
-import { ProjectNotFoundError, type Project, resolveProject } from "../core/project.ts";
+import { type Project, ProjectNotFoundError, resolveProject } from "../core/project.ts";
 import { exitCodeOf, type ValidationReport } from "../core/validate/findings.ts";
 import { mergeReports, toHtml, toJUnit, toText } from "../core/validate/reports.ts";
 import { type ProgressEvent, validate } from "../core/validate/workflow.ts";
@@ -82,7 +82,9 @@ function progressPrinter(): (event: ProgressEvent) => void {
     } else if (live) {
       const width = 24;
       const filled = Math.round((event.done / Math.max(event.total, 1)) * width);
-      err(`\r\x1b[2K  … crawl [${"#".repeat(filled)}${".".repeat(width - filled)}] ${event.done}/${event.total} ${event.path.slice(0, 40)}`);
+      err(
+        `\r\x1b[2K  … crawl [${"#".repeat(filled)}${".".repeat(width - filled)}] ${event.done}/${event.total} ${event.path.slice(0, 40)}`,
+      );
     }
   };
 }
@@ -92,7 +94,8 @@ function parseShard(value: string | true | undefined): { index: number; count: n
   const match = typeof value === "string" ? /^(\d+)\/(\d+)$/.exec(value) : null;
   const index = Number(match?.[1]);
   const count = Number(match?.[2]);
-  if (!match || count < 1 || index < 1 || index > count) throw new UsageError(`--shard ${String(value)}: expected I/N with 1 <= I <= N, e.g. --shard 2/3`);
+  if (!match || count < 1 || index < 1 || index > count)
+    throw new UsageError(`--shard ${String(value)}: expected I/N with 1 <= I <= N, e.g. --shard 2/3`);
   return { index, count };
 }
 

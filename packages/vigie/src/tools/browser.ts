@@ -12,10 +12,10 @@ import { resolveBaseUrl, resolvePageUrl } from "../core/target.ts";
 import { defineTool, type ToolDefinition, type Zod } from "./define.ts";
 
 const target = (z: Zod) => ({
-  path: z.string().describe('Site path, e.g. "/en/articles/". Default "/".').optional(),
-  port: z.number().int().min(1).max(65535).describe("Server port on 127.0.0.1. Default: the running dev server's.").optional(),
+  path: z.string().describe('Site path, default "/"').optional(),
+  port: z.number().int().min(1).max(65535).describe("Port on 127.0.0.1, default: the dev server's").optional(),
 });
-const viewport = (z: Zod) => z.enum(["desktop", "mobile"]).describe("Default desktop.").optional();
+const viewport = (z: Zod) => z.enum(["desktop", "mobile"]).describe("default desktop").optional();
 
 const MAX_LISTED = 5;
 
@@ -53,7 +53,7 @@ export const browserTools: ToolDefinition[] = [
     group: "browser",
     description:
       "Load one page in headless Chromium and report what breaks it at runtime: uncaught errors, console errors, failed requests and responses >= 400, failed Mermaid diagrams, Astro's dev error page. Call after every change to a page.",
-    args: (z) => ({ ...target(z), warnings: z.boolean().describe("Also list console warnings.").optional() }),
+    args: (z) => ({ ...target(z), warnings: z.boolean().describe("also list console warnings").optional() }),
     run: async (args, { project }) => {
       const path = args.path ?? "/";
       const findings = await checkJsErrors(sharedSession(), resolvePageUrl(project, args), { warnings: args.warnings ?? false });
@@ -69,7 +69,7 @@ export const browserTools: ToolDefinition[] = [
     group: "browser",
     description:
       "Measure a page over N cold loads: median TTFB, DOMContentLoaded, load, LCP, CLS, bytes, requests, JS bytes, each against the budget (vigie.config.json; default load <= 200 ms). Judge budgets on a preview build, not the dev server.",
-    args: (z) => ({ ...target(z), runs: z.number().int().min(1).max(20).describe("Loads to take the median of. Default 3.").optional() }),
+    args: (z) => ({ ...target(z), runs: z.number().int().min(1).max(20).describe("loads to take the median of, default 3").optional() }),
     run: async (args, { project }) => {
       const result = await measurePerf(sharedSession(), resolvePageUrl(project, args), {
         runs: args.runs ?? 3,
@@ -93,8 +93,8 @@ export const browserTools: ToolDefinition[] = [
     args: (z) => ({
       ...target(z),
       viewport: viewport(z),
-      fullPage: z.boolean().describe("Whole page instead of the viewport.").optional(),
-      selector: z.string().min(1).max(300).describe("CSS selector of one element to capture.").optional(),
+      fullPage: z.boolean().describe("whole page, not the viewport").optional(),
+      selector: z.string().min(1).max(300).describe("CSS selector of one element").optional(),
     }),
     run: async (args, { project }) => {
       const shot = await takeScreenshot(project, sharedSession(), resolvePageUrl(project, args), args.path ?? "/", args);
@@ -116,7 +116,7 @@ export const browserTools: ToolDefinition[] = [
       ...target(z),
       tags: z
         .array(z.string().regex(/^[a-z0-9.-]+$/))
-        .describe('axe tags to run only, e.g. ["wcag2a","wcag2aa"].')
+        .describe('only these axe tags, e.g. ["wcag2aa"]')
         .optional(),
     }),
     run: async (args, { project }) => {
@@ -148,8 +148,8 @@ export const browserTools: ToolDefinition[] = [
       "Check every page of the site (sitemap, else links from /) for HTTP status and runtime errors, in parallel. Answers counts and the failing pages only; the full table goes to a report file.",
     args: (z) => ({
       port: target(z).port,
-      maxPages: z.number().int().min(1).max(5000).describe("Stop after this many pages. Default 500.").optional(),
-      concurrency: z.number().int().min(1).max(16).describe("Pages checked at once. Default 4.").optional(),
+      maxPages: z.number().int().min(1).max(5000).describe("default 500").optional(),
+      concurrency: z.number().int().min(1).max(16).describe("pages at once, default 4").optional(),
     }),
     run: async (args, { project, progress, signal }) => {
       const baseUrl = resolveBaseUrl(project, args);
@@ -191,10 +191,10 @@ export const browserTools: ToolDefinition[] = [
     args: (z) => ({
       ...target(z),
       viewport: viewport(z),
-      fullPage: z.boolean().describe("Whole page (default true).").optional(),
-      selector: z.string().min(1).max(300).describe("CSS selector of one element to compare.").optional(),
-      threshold: z.number().min(0).max(1).describe("Per-pixel colour threshold. Default 0.1.").optional(),
-      update: z.boolean().describe("Write the current screenshot as the baseline.").optional(),
+      fullPage: z.boolean().describe("whole page, default true").optional(),
+      selector: z.string().min(1).max(300).describe("CSS selector of one element").optional(),
+      threshold: z.number().min(0).max(1).describe("per-pixel colour threshold, default 0.1").optional(),
+      update: z.boolean().describe("make the current screenshot the baseline").optional(),
     }),
     run: async (args, { project }) => ({
       path: args.path ?? "/",

@@ -1,3 +1,4 @@
+import { loadConfig } from "../core/config.ts";
 import { devServerStatus, httpGet, readDevLogs, startDevServer, stopDevServer } from "../core/devServer/index.ts";
 import { defineTool, type ToolDefinition } from "./define.ts";
 
@@ -11,7 +12,17 @@ const start = defineTool({
     mode: z.enum(["dev", "preview"]).describe('"preview": serve the last build').optional(),
     timeoutMs: z.number().int().min(1000).max(300_000).describe("default 30000").optional(),
   }),
-  run: (args, context) => startDevServer(context.project, { ...args, signal: context.signal }),
+  run: (args, context) => {
+    // vigie.config.json may name the dev command and the port; the arguments win.
+    const config = loadConfig(context.project);
+    const mode = args.mode ?? "dev";
+    return startDevServer(context.project, {
+      ...(mode === "dev" && config.dev?.command ? { command: config.dev.command } : {}),
+      ...(config.dev?.port !== undefined ? { port: config.dev.port } : {}),
+      ...args,
+      signal: context.signal,
+    });
+  },
 });
 
 const stop = defineTool({

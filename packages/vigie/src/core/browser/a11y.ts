@@ -41,12 +41,22 @@ export async function quickContentAudit(page: Page): Promise<Violation[]> {
   const found = await page.evaluate(() => {
     const hidden = (element: Element) => element.closest('[aria-hidden="true"], [hidden]') !== null;
     const named = (element: Element) =>
-      Boolean(element.getAttribute("aria-label")?.trim() || element.getAttribute("aria-labelledby")?.trim() || element.getAttribute("title")?.trim());
+      Boolean(
+        element.getAttribute("aria-label")?.trim() ||
+          element.getAttribute("aria-labelledby")?.trim() ||
+          element.getAttribute("title")?.trim(),
+      );
     const text = (element: Element) =>
-      Boolean(element.textContent?.trim()) || [...element.querySelectorAll("img[alt]")].some((img) => img.getAttribute("alt")?.trim()) || named(element);
+      Boolean(element.textContent?.trim()) ||
+      [...element.querySelectorAll("img[alt]")].some((img) => img.getAttribute("alt")?.trim()) ||
+      named(element);
     const selector = (element: Element) => {
       const id = element.id ? `#${CSS.escape(element.id)}` : "";
-      const src = element.getAttribute("src") ? `[src="${element.getAttribute("src")}"]` : element.getAttribute("href") ? `[href="${element.getAttribute("href")}"]` : "";
+      const src = element.getAttribute("src")
+        ? `[src="${element.getAttribute("src")}"]`
+        : element.getAttribute("href")
+          ? `[href="${element.getAttribute("href")}"]`
+          : "";
       return `${element.tagName.toLowerCase()}${id || src}`;
     };
     const rules: { id: string; impact: string; help: string; nodes: Element[] }[] = [
@@ -54,14 +64,46 @@ export async function quickContentAudit(page: Page): Promise<Violation[]> {
         id: "image-alt",
         impact: "critical",
         help: "Images must have alternative text",
-        nodes: [...document.querySelectorAll("img:not([alt])")].filter((img) => !hidden(img) && !["presentation", "none"].includes(img.getAttribute("role") ?? "") && !named(img)),
+        nodes: [...document.querySelectorAll("img:not([alt])")].filter(
+          (img) => !hidden(img) && !["presentation", "none"].includes(img.getAttribute("role") ?? "") && !named(img),
+        ),
       },
-      { id: "input-image-alt", impact: "critical", help: "Image buttons must have alternative text", nodes: [...document.querySelectorAll('input[type="image"]:not([alt])')].filter((input) => !named(input)) },
-      { id: "link-name", impact: "serious", help: "Links must have discernible text", nodes: [...document.querySelectorAll("a[href]")].filter((a) => !hidden(a) && !text(a)) },
-      { id: "button-name", impact: "critical", help: "Buttons must have discernible text", nodes: [...document.querySelectorAll("button, [role=button]")].filter((b) => !hidden(b) && !text(b)) },
-      { id: "svg-img-alt", impact: "serious", help: "<svg> elements with an img role must have an alternative text", nodes: [...document.querySelectorAll('svg[role="img"]')].filter((svg) => !named(svg) && !svg.querySelector("title")?.textContent?.trim()) },
+      {
+        id: "input-image-alt",
+        impact: "critical",
+        help: "Image buttons must have alternative text",
+        nodes: [...document.querySelectorAll('input[type="image"]:not([alt])')].filter((input) => !named(input)),
+      },
+      {
+        id: "link-name",
+        impact: "serious",
+        help: "Links must have discernible text",
+        nodes: [...document.querySelectorAll("a[href]")].filter((a) => !hidden(a) && !text(a)),
+      },
+      {
+        id: "button-name",
+        impact: "critical",
+        help: "Buttons must have discernible text",
+        nodes: [...document.querySelectorAll("button, [role=button]")].filter((b) => !hidden(b) && !text(b)),
+      },
+      {
+        id: "svg-img-alt",
+        impact: "serious",
+        help: "<svg> elements with an img role must have an alternative text",
+        nodes: [...document.querySelectorAll('svg[role="img"]')].filter(
+          (svg) => !named(svg) && !svg.querySelector("title")?.textContent?.trim(),
+        ),
+      },
     ];
-    return rules.filter((rule) => rule.nodes.length > 0).map((rule) => ({ id: rule.id, impact: rule.impact, help: rule.help, count: rule.nodes.length, target: selector(rule.nodes[0] as Element) }));
+    return rules
+      .filter((rule) => rule.nodes.length > 0)
+      .map((rule) => ({
+        id: rule.id,
+        impact: rule.impact,
+        help: rule.help,
+        count: rule.nodes.length,
+        target: selector(rule.nodes[0] as Element),
+      }));
   });
   return found.map((violation) => ({ ...violation, impact: violation.impact as Impact, helpUrl: `${AXE_DOCS}/${violation.id}` }));
 }
@@ -72,7 +114,13 @@ export async function runAxe(page: Page, tags?: string[]): Promise<Omit<A11yResu
   const only = tags?.length ? { type: "tag", values: tags } : undefined;
   const raw = await page.evaluate(async (only) => {
     type AxeResult = { id: string; impact: string | null; help: string; helpUrl: string; nodes: { target: unknown[] }[] };
-    const runner = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: AxeResult[]; passes: unknown[]; incomplete: unknown[] }> } }).axe;
+    const runner = (
+      window as unknown as {
+        axe: {
+          run: (context: Document, options: object) => Promise<{ violations: AxeResult[]; passes: unknown[]; incomplete: unknown[] }>;
+        };
+      }
+    ).axe;
     const result = await runner.run(document, only ? { runOnly: only } : {});
     return {
       violations: result.violations.map((v) => ({

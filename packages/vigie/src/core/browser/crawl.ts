@@ -2,6 +2,7 @@
 // for its status and runtime faults with bounded concurrency, one reused page per worker.
 import type { Page } from "playwright-core";
 import { quickContentAudit, runAxe, type Violation } from "./a11y.ts";
+import { withTimeout } from "./jsErrors.ts";
 import type { BrowserSession } from "./session.ts";
 import { type CheckOptions, checkPage, hasFaults, type PageFindings } from "./watch.ts";
 
@@ -87,6 +88,7 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
   const started = Date.now();
   const maxPages = options.maxPages ?? 500;
   const concurrency = Math.max(1, Math.min(options.concurrency ?? 4, 16));
+  const pageTimeoutMs = (options.navigationTimeoutMs ?? 15_000) + (options.settleTimeoutMs ?? 8000) + 15_000;
   const fromSitemap = options.paths ? undefined : await sitemapPaths(baseUrl);
   const source: CrawlResult["source"] = options.paths ? "given" : fromSitemap ? "sitemap" : "links";
   let queue = options.paths ?? fromSitemap ?? ["/"];
@@ -133,7 +135,13 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
           continue;
         }
         active += 1;
-        const findings = await checkPage(page, `${baseUrl}${path}`, options).catch(
+        // Every step on a page is bounded: a page that never answers is closed, recorded
+        // as incomplete, and the worker goes on with a new page.
+        const bounded = <T>(work: Promise<T>, ms: number) =>
+          withTimeout(work, ms, async () => {
+            await page.close().catch(() => undefined);
+          });
+        const findings = await bounded(checkPage(page, `${baseUrl}${path}`, options), pageTimeoutMs).catch(
           (error: Error): PageFindings => ({
             url: `${baseUrl}${path}`,
             status: 0,
@@ -144,10 +152,14 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
             incomplete: error.message.split("\n")[0] ?? "check failed",
           }),
         );
-        const audit = options.a11y && findings.status > 0 && findings.status < 400 ? await audit11y(page, path).catch(() => undefined) : undefined;
+        const audit =
+          options.a11y && findings.status > 0 && findings.status < 400 && !page.isClosed()
+            ? await bounded(audit11y(page, path), 30_000).catch(() => undefined)
+            : undefined;
         pages.push({ path, ...findings, ...(audit ? { a11y: audit } : {}) });
         if (source === "links" && !options.shard && findings.status > 0 && findings.status < 400) {
-          for (const link of await linksOf(page, baseUrl)) {
+          const links = page.isClosed() ? [] : await bounded(linksOf(page, baseUrl), 10_000).catch(() => [] as string[]);
+          for (const link of links) {
             if (seen.has(link)) continue;
             seen.add(link);
             queue.push(link);

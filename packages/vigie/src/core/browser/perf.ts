@@ -1,8 +1,9 @@
 // perf: N loads of a page with a cold HTTP cache in a warm browser (as a first-time reader), the
 // medians of the navigation timings, LCP, CLS, bytes and requests, against the budget.
 
-import type { Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import type { Budgets } from "../config.ts";
+import { withTimeout } from "./jsErrors.ts";
 import type { BrowserSession } from "./session.ts";
 
 export interface PerfSample {
@@ -47,9 +48,15 @@ const OBSERVE = `(() => {
  * the browser is warm (as a reader's is, following a link), the network cold.
  */
 async function sample(page: Page, url: string, timeoutMs: number): Promise<{ sample: PerfSample; dev: boolean }> {
-  await page.goto("about:blank");
-  await page.goto(url, { waitUntil: "load", timeout: timeoutMs });
-  return await page.evaluate(async () => {
+  await page.goto("about:blank", { timeout: timeoutMs });
+  try {
+    await page.goto(url, { waitUntil: "load", timeout: timeoutMs });
+  } catch (error) {
+    // A dev server may reload the page (Vite after optimising dependencies): measure the reload.
+    if (!/interrupted by another navigation/.test((error as Error).message)) throw error;
+    await page.waitForLoadState("load", { timeout: timeoutMs });
+  }
+  const measured = page.evaluate(async () => {
     const perf = (window as unknown as { __vigiePerf?: { lcp: number; cls: number } }).__vigiePerf ?? { lcp: 0, cls: 0 };
     // loadEventEnd is written after the load handlers, LCP entries arrive a little later.
     for (let waited = 0; waited < 1000 && (waited < 50 || perf.lcp === 0); waited += 25)
@@ -75,6 +82,7 @@ async function sample(page: Page, url: string, timeoutMs: number): Promise<{ sam
       },
     };
   });
+  return withTimeout(measured, timeoutMs, async () => undefined);
 }
 
 function median(values: number[]): number {
@@ -103,19 +111,27 @@ export async function measurePerf(
   const runs = options.runs ?? 3;
   const samples: PerfSample[] = [];
   let dev = false;
-  await session.withPage(async (page, context) => {
+  const perLoadMs = options.timeoutMs ?? 20_000;
+  // The whole measure is bounded too: a page that a dev server keeps reloading must not hang it.
+  const overallMs = (runs + 1) * (perLoadMs + 2000);
+  await session.withPage(async (page, context) =>
+    withTimeout(measureIn(page, context), overallMs, async () => {
+      await page.close().catch(() => undefined);
+    }),
+  );
+  async function measureIn(page: Page, context: BrowserContext): Promise<void> {
     await context.addInitScript(OBSERVE);
     const cdp = await context.newCDPSession(page);
     await cdp.send("Network.enable");
     await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
     // A first load, not counted: starts the site's renderer process.
-    await sample(page, url, options.timeoutMs ?? 20_000);
+    await sample(page, url, perLoadMs);
     for (let run = 0; run < runs; run += 1) {
-      const result = await sample(page, url, options.timeoutMs ?? 20_000);
+      const result = await sample(page, url, perLoadMs);
       samples.push(result.sample);
       dev ||= result.dev;
     }
-  });
+  }
   const medians = Object.fromEntries(
     (Object.keys(samples[0] ?? {}) as MetricName[]).map((key) => [key, Math.round(median(samples.map((s) => s[key])) * 1000) / 1000]),
   ) as unknown as PerfSample;

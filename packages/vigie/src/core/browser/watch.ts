@@ -2,7 +2,7 @@
 // rejections, console errors, failed requests AND sub-resource responses >= 400 (a
 // missing image fires no `requestfailed`), Mermaid diagrams drawn as errors, and
 // Astro's dev error page. Waits for the page to settle, and never hangs.
-import type { Page, Request, Response } from "playwright-core";
+import type { Frame, Page, Request, Response } from "playwright-core";
 import { clip } from "../answer.ts";
 
 export interface FailedRequest {
@@ -100,7 +100,12 @@ function collect(page: Page, options: CheckOptions) {
     const where = location.url ? ` (${location.url.replace(/^https?:\/\/[^/]+/, "")}:${location.lineNumber + 1})` : "";
     (type === "error" ? errors : warnings).push(clip(`${text}${where}`, MAX_MESSAGE));
   };
+  /** Main-frame navigations so far: 1 after the first load, more when the page reloads. */
+  let navigations = 0;
+  /** The main-frame navigation (document) each request was issued in. */
+  const issuedIn = new WeakMap<Request, number>();
   const onRequest = (request: Request) => {
+    issuedIn.set(request, navigations);
     inflight.add(request);
     lastActivity = Date.now();
   };
@@ -108,9 +113,15 @@ function collect(page: Page, options: CheckOptions) {
     inflight.delete(request);
     lastActivity = Date.now();
   };
+  /** Requests the page itself cancelled by navigating again (a dev server's reload), by URL. */
+  const aborted = new Map<string, number>();
+  const onNavigated = (frame: Frame) => {
+    if (frame === page.mainFrame()) navigations += 1;
+  };
   const onFailed = (request: Request) => {
     onDone(request);
     const reason = request.failure()?.errorText ?? "failed";
+    if (reason === "net::ERR_ABORTED" && !request.isNavigationRequest()) aborted.set(request.url(), issuedIn.get(request) ?? navigations);
     if (!failed.has(request.url())) failed.set(request.url(), { url: request.url(), reason, type: request.resourceType() });
   };
   const onResponse = (response: Response) => {
@@ -129,9 +140,11 @@ function collect(page: Page, options: CheckOptions) {
   page.on("requestfinished", onDone);
   page.on("requestfailed", onFailed);
   page.on("response", onResponse);
+  page.on("framenavigated", onNavigated);
 
   return {
     inflight: () => inflight.size,
+    navigations: () => navigations,
     quietFor: () => Date.now() - lastActivity,
     stop() {
       page.off("pageerror", onPageError);
@@ -140,6 +153,12 @@ function collect(page: Page, options: CheckOptions) {
       page.off("requestfinished", onDone);
       page.off("requestfailed", onFailed);
       page.off("response", onResponse);
+      page.off("framenavigated", onNavigated);
+      // A request aborted before the page navigated again (Vite reloads a page when it
+      // discovers dependencies) was cancelled by the reload, not broken.
+      for (const [url, at] of aborted) {
+        if (at < navigations && failed.get(url)?.reason === "net::ERR_ABORTED") failed.delete(url);
+      }
       // A "Failed to load resource" console line already has its request above; keep
       // only those whose request we did not see.
       for (const { text, url } of consoleResourceErrors) {
@@ -252,9 +271,15 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
   }
   if (!incomplete) {
     const deadline = Date.now() + settleTimeout;
-    if (!(await waitForDiagrams(page, deadline))) incomplete = `diagrams were still being drawn after ${settleTimeout / 1000} s`;
-    else if (!(await waitForQuiet(collector, options.quietMs ?? 150, deadline)))
-      incomplete = `the network was still busy after ${settleTimeout / 1000} s`;
+    // The page may reload itself once settled (a dev server that optimised dependencies):
+    // settle again after each reload, within the same deadline.
+    for (let seen = -1; seen !== collector.navigations() && !incomplete; ) {
+      seen = collector.navigations();
+      if (seen > 1) await page.waitForLoadState("load", { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
+      if (!(await waitForDiagrams(page, deadline))) incomplete = `diagrams were still being drawn after ${settleTimeout / 1000} s`;
+      else if (!(await waitForQuiet(collector, options.quietMs ?? 150, deadline)))
+        incomplete = `the network was still busy after ${settleTimeout / 1000} s`;
+    }
   }
   const mermaid = await mermaidFailures(page);
   const devError = await devErrorPage(page, status);

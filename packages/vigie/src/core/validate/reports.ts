@@ -14,20 +14,31 @@ export function toText(report: ValidationReport): string {
   }
   const fails = report.findings.filter((f) => f.severity === "fail").length;
   const warns = report.findings.length - fails;
-  lines.push(`${report.verdict}${report.findings.length ? ` — ${fails} failure${fails === 1 ? "" : "s"}, ${warns} warning${warns === 1 ? "" : "s"}` : " — no finding"} (${report.durationS} s${report.shard ? `, shard ${report.shard.index}/${report.shard.count}` : ""})`);
+  lines.push(
+    `${report.verdict}${report.findings.length ? ` — ${fails} failure${fails === 1 ? "" : "s"}, ${warns} warning${warns === 1 ? "" : "s"}` : " — no finding"} (${report.durationS} s${report.shard ? `, shard ${report.shard.index}/${report.shard.count}` : ""})`,
+  );
   for (const finding of report.findings) {
-    lines.push(`${finding.severity === "fail" ? "FAIL" : "WARN"} ${where(finding)} [${finding.tool}]`, `  ${finding.message}`, `  → ${finding.fix}`);
+    lines.push(
+      `${finding.severity === "fail" ? "FAIL" : "WARN"} ${where(finding)} [${finding.tool}]`,
+      `  ${finding.message}`,
+      `  → ${finding.fix}`,
+    );
   }
   lines.push("", "steps:");
-  for (const step of report.steps) lines.push(`  ${step.status.padEnd(7)} ${step.name.padEnd(16)} ${(step.ms / 1000).toFixed(1).padStart(5)} s  ${step.summary}`);
+  for (const step of report.steps)
+    lines.push(`  ${step.status.padEnd(7)} ${step.name.padEnd(16)} ${(step.ms / 1000).toFixed(1).padStart(5)} s  ${step.summary}`);
   if (report.perf.length) {
     lines.push("", "perf (medians):");
-    for (const p of report.perf) lines.push(`  ${p.page}: load ${p.loadMs} ms, TTFB ${p.ttfbMs} ms, LCP ${p.lcpMs} ms, CLS ${p.cls}, ${p.transferKb} kB in ${p.requests} requests (${p.verdict === "not_judged" ? "dev server, not judged" : p.verdict})`);
+    for (const p of report.perf)
+      lines.push(
+        `  ${p.page}: load ${p.loadMs} ms, TTFB ${p.ttfbMs} ms, LCP ${p.lcpMs} ms, CLS ${p.cls}, ${p.transferKb} kB in ${p.requests} requests (${p.verdict === "not_judged" ? "dev server, not judged" : p.verdict})`,
+      );
   }
   return `${lines.join("\n")}\n`;
 }
 
-const xml = (text: string) => text.replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c] ?? c);
+const xml = (text: string) =>
+  text.replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c] ?? c);
 
 /** JUnit XML: one test suite per check, one test case per page (or per file) it judged. */
 export function toJUnit(report: ValidationReport): string {
@@ -53,7 +64,10 @@ export function toJUnit(report: ValidationReport): string {
       const failures = cases.filter((c) => c.failure).length;
       const skipped = cases.filter((c) => c.skipped).length;
       const items = cases
-        .map((c) => `    <testcase classname="${xml(suite)}" name="${xml(c.name)}">${c.failure ? `<failure message="${xml(c.failure.split("\n")[0] ?? "")}">${xml(c.failure)}</failure>` : c.skipped ? "<skipped/>" : ""}</testcase>`)
+        .map(
+          (c) =>
+            `    <testcase classname="${xml(suite)}" name="${xml(c.name)}">${c.failure ? `<failure message="${xml(c.failure.split("\n")[0] ?? "")}">${xml(c.failure)}</failure>` : c.skipped ? "<skipped/>" : ""}</testcase>`,
+        )
         .join("\n");
       return `  <testsuite name="${xml(suite)}" tests="${cases.length}" failures="${failures}" skipped="${skipped}">\n${items}\n  </testsuite>`;
     })
@@ -79,9 +93,14 @@ export function toHtml(report: ValidationReport, root: string): string {
         `<tr class="${f.severity}"><td>${f.severity.toUpperCase()}</td><td>${html(where(f))}</td><td><code>${html(f.tool)}</code></td><td>${html(f.message)}<br><small>→ ${html(f.fix)}</small></td></tr>`,
     )
     .join("");
-  const steps = report.steps.map((s) => `<tr><td>${html(s.name)}</td><td>${s.status}</td><td>${(s.ms / 1000).toFixed(1)} s</td><td>${html(s.summary)}</td></tr>`).join("");
+  const steps = report.steps
+    .map((s) => `<tr><td>${html(s.name)}</td><td>${s.status}</td><td>${(s.ms / 1000).toFixed(1)} s</td><td>${html(s.summary)}</td></tr>`)
+    .join("");
   const perf = report.perf
-    .map((p) => `<tr><td>${html(p.page)}</td><td>${p.loadMs}</td><td>${p.ttfbMs}</td><td>${p.lcpMs}</td><td>${p.cls}</td><td>${p.transferKb}</td><td>${p.requests}</td><td>${p.verdict}</td></tr>`)
+    .map(
+      (p) =>
+        `<tr><td>${html(p.page)}</td><td>${p.loadMs}</td><td>${p.ttfbMs}</td><td>${p.lcpMs}</td><td>${p.cls}</td><td>${p.transferKb}</td><td>${p.requests}</td><td>${p.verdict}</td></tr>`,
+    )
     .join("");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -125,7 +144,9 @@ export function mergeReports(reports: ValidationReport[]): ValidationReport {
     project: first.project,
     startedAt: reports.map((r) => r.startedAt).sort()[0] ?? first.startedAt,
     durationS: Math.max(...reports.map((r) => r.durationS)),
-    steps: reports.flatMap((r) => r.steps.map((step) => (r.shard ? { ...step, name: `${step.name} (shard ${r.shard.index}/${r.shard.count})` } : step))),
+    steps: reports.flatMap((r) =>
+      r.steps.map((step) => (r.shard ? { ...step, name: `${step.name} (shard ${r.shard.index}/${r.shard.count})` } : step)),
+    ),
     findings,
     pages: [...pages.values()].sort((a, b) => a.path.localeCompare(b.path)),
     perf: reports.flatMap((r) => r.perf),

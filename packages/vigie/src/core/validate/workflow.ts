@@ -7,6 +7,7 @@ import { VigieError } from "../answer.ts";
 import type { Violation } from "../browser/a11y.ts";
 import { crawlSite } from "../browser/crawl.ts";
 import { findChromium, NO_CHROMIUM_HINT } from "../browser/executable.ts";
+import { withTimeout } from "../browser/jsErrors.ts";
 import { measurePerf } from "../browser/perf.ts";
 import { capture } from "../browser/screenshot.ts";
 import type { BrowserSession } from "../browser/session.ts";
@@ -21,7 +22,7 @@ import { lint } from "../lint/lint.ts";
 import { type Project, relativePath, statePath } from "../project.ts";
 import { type StaticServer, serveStatic } from "../staticServer.ts";
 import { resolveBaseUrl } from "../target.ts";
-import { type Finding, type PerfFigure, type StepRecord, type ValidationReport, verdictOf } from "./findings.ts";
+import { type StepRecord, type ValidationReport, verdictOf } from "./findings.ts";
 
 export type ProgressEvent =
   | { type: "step"; name: string }
@@ -74,7 +75,10 @@ export async function validate(project: Project, options: ValidateOptions): Prom
   let config: VigieConfig;
   try {
     if (!existsSync(join(project.root, "package.json"))) {
-      throw new VigieError(`no project at ${project.root}: there is no package.json`, "Run vigie from the project's root folder, or pass --project DIR.");
+      throw new VigieError(
+        `no project at ${project.root}: there is no package.json`,
+        "Run vigie from the project's root folder, or pass --project DIR.",
+      );
     }
     config = loadConfig(project);
     if (!findChromium()) throw new VigieError("no Chromium to look at the pages with", NO_CHROMIUM_HINT);
@@ -94,7 +98,12 @@ export async function validate(project: Project, options: ValidateOptions): Prom
       record = { name, tool, ms: Date.now() - t0, ...outcome };
     } catch (error) {
       const message = (error as Error).message.split("\n")[0] ?? "failed";
-      findings.push({ severity: "fail", tool, message: `${name} could not run: ${message}`, fix: (error as VigieError).hint ?? "Run the tool alone to see the full error." });
+      findings.push({
+        severity: "fail",
+        tool,
+        message: `${name} could not run: ${message}`,
+        fix: (error as VigieError).hint ?? "Run the tool alone to see the full error.",
+      });
       record = { name, tool, ms: Date.now() - t0, status: "error", summary: message };
     }
     report.steps.push(record);
@@ -109,6 +118,7 @@ export async function validate(project: Project, options: ValidateOptions): Prom
 
   let devUrl: string | undefined;
   let startedDev = false;
+  let killDevOnExit: (() => void) | undefined;
   let production: StaticServer | undefined;
   try {
     // 1. The dev server: reuse the running one, or start one (and stop it at the end).
@@ -134,6 +144,19 @@ export async function validate(project: Project, options: ValidateOptions): Prom
           return { status: "fail", summary: String(answer.error) };
         }
         startedDev = answer.status === "started";
+        if (startedDev && typeof answer.pid === "number") {
+          // Should this process die before the end (a closed pipe, an uncaught error), the
+          // dev server it started goes with it.
+          const group = answer.pid;
+          killDevOnExit = () => {
+            try {
+              process.kill(-group, "SIGTERM");
+            } catch {
+              // already gone
+            }
+          };
+          process.once("exit", killDevOnExit);
+        }
         devUrl = String(answer.url).replace(/\/$/, "");
         return { status: "ok", summary: `${answer.status} at ${devUrl}${answer.readyMs ? ` in ${answer.readyMs} ms` : ""}` };
       });
@@ -153,7 +176,10 @@ export async function validate(project: Project, options: ValidateOptions): Prom
             fix: problem.hint,
           });
         }
-        return { status: problems.some((p) => p.rule !== "translation") ? "fail" : problems.length ? "warn" : "ok", summary: `${result.files} files, ${problems.length} problems` };
+        return {
+          status: problems.some((p) => p.rule !== "translation") ? "fail" : problems.length ? "warn" : "ok",
+          summary: `${result.files} files, ${problems.length} problem${problems.length === 1 ? "" : "s"}`,
+        };
       });
     } else skip("lint", "blog_build_lint", firstShard ? "disabled in vigie.config.json" : "done by shard 1");
 
@@ -161,7 +187,11 @@ export async function validate(project: Project, options: ValidateOptions): Prom
     let built = false;
     if (enabled("build") && firstShard) {
       await step("build", "blog_build_run", async () => {
-        const result = await runBuild(project, { command: config.build?.command, timeoutMs: config.build?.timeoutS ? config.build.timeoutS * 1000 : undefined, signal: options.signal });
+        const result = await runBuild(project, {
+          command: config.build?.command,
+          timeoutMs: config.build?.timeoutS ? config.build.timeoutS * 1000 : undefined,
+          signal: options.signal,
+        });
         built = result.success;
         for (const error of result.errors) {
           findings.push({
@@ -170,16 +200,34 @@ export async function validate(project: Project, options: ValidateOptions): Prom
             ...(error.route ? { page: error.route.endsWith("/") ? error.route : `${error.route}/` } : {}),
             ...(error.file ? { file: loc(error.file, error.line, error.column) } : {}),
             message: `build error: ${error.message}`,
-            fix: error.hint ?? `Fix it in the source${error.file ? ` (${error.file})` : ""}, then run blog_build_run. Full log: ${result.report}.`,
+            fix:
+              error.hint ??
+              `Fix it in the source${error.file ? ` (${error.file})` : ""}, then run blog_build_run. Full log: ${result.report}.`,
           });
         }
         if (!result.success && result.errors.length === 0) {
-          findings.push({ severity: "fail", tool: "blog_build_run", message: result.timedOut ? `the build timed out after ${result.durationS} s` : `the build failed (exit ${result.exitCode})`, fix: `Read ${result.report}.` });
+          findings.push({
+            severity: "fail",
+            tool: "blog_build_run",
+            message: result.timedOut ? `the build timed out after ${result.durationS} s` : `the build failed (exit ${result.exitCode})`,
+            fix: `Read ${result.report}.`,
+          });
         }
         for (const warning of result.warnings) {
-          findings.push({ severity: "warn", tool: "blog_build_run", ...(warning.file ? { file: loc(warning.file, warning.line) } : {}), message: `build warning: ${warning.message}`, fix: warning.hint ?? `See ${result.report}.` });
+          findings.push({
+            severity: "warn",
+            tool: "blog_build_run",
+            ...(warning.file ? { file: loc(warning.file, warning.line) } : {}),
+            message: `build warning: ${warning.message}`,
+            fix: warning.hint ?? `See ${result.report}.`,
+          });
         }
-        return { status: result.success ? (result.warnings.length ? "warn" : "ok") : "fail", summary: result.success ? `${result.pageCount} pages in ${result.durationS} s` : `failed: ${result.errors[0]?.message ?? "see the log"}` };
+        return {
+          status: result.success ? (result.warnings.length ? "warn" : "ok") : "fail",
+          summary: result.success
+            ? `${result.pageCount} pages in ${result.durationS} s`
+            : `failed: ${result.errors[0]?.message ?? "see the log"}`,
+        };
       });
     } else {
       built = existsSync(join(readAstroSettings(project).outDir, "index.html"));
@@ -199,7 +247,10 @@ export async function validate(project: Project, options: ValidateOptions): Prom
             fix: `Point the link at an existing page, asset or id${broken.source ? ` in ${broken.source}` : ""}.`,
           });
         }
-        return { status: result.broken.length ? "fail" : "ok", summary: `${result.checked} links on ${result.pages} pages, ${result.broken.length} broken` };
+        return {
+          status: result.broken.length ? "fail" : "ok",
+          summary: `${result.checked} links on ${result.pages} pages, ${result.broken.length} broken`,
+        };
       });
     } else skip("links", "blog_build_links", built ? "not this shard, or disabled" : "no build to check");
 
@@ -207,7 +258,13 @@ export async function validate(project: Project, options: ValidateOptions): Prom
       await step("astro check", "blog_build_check", async () => {
         const result = await runCheck(project, { signal: options.signal });
         for (const diagnostic of result.diagnostics.filter((d) => d.severity === "error")) {
-          findings.push({ severity: "warn", tool: "blog_build_check", file: loc(diagnostic.file, diagnostic.line, diagnostic.column), message: `type error: ${diagnostic.message}`, fix: "Fix the types; run blog_build_check to see every diagnostic." });
+          findings.push({
+            severity: "warn",
+            tool: "blog_build_check",
+            file: loc(diagnostic.file, diagnostic.line, diagnostic.column),
+            message: `type error: ${diagnostic.message}`,
+            fix: "Fix the types; run blog_build_check to see every diagnostic.",
+          });
         }
         return { status: result.errors ? "warn" : "ok", summary: `${result.errors} errors, ${result.warnings} warnings` };
       });
@@ -220,11 +277,19 @@ export async function validate(project: Project, options: ValidateOptions): Prom
       await step("critical routes", "blog_dev_http_get", async () => {
         let failed = 0;
         for (const route of critical) {
-          const response = await fetch(`${liveUrl}${route}`, { redirect: "manual", signal: AbortSignal.timeout(30_000) }).catch((error: Error) => error);
+          const response = await fetch(`${liveUrl}${route}`, { redirect: "manual", signal: AbortSignal.timeout(30_000) }).catch(
+            (error: Error) => error,
+          );
           const status = response instanceof Error ? 0 : response.status;
           if (status === 0 || status >= 400) {
             failed += 1;
-            findings.push({ severity: "fail", tool: "blog_dev_http_get", page: route, message: status ? `HTTP ${status}` : `no answer: ${(response as Error).message}`, fix: "Open the route with blog_dev_http_get and read blog_dev_logs for the server's error." });
+            findings.push({
+              severity: "fail",
+              tool: "blog_dev_http_get",
+              page: route,
+              message: status ? `HTTP ${status}` : `no answer: ${(response as Error).message}`,
+              fix: "Open the route with blog_dev_http_get and read blog_dev_logs for the server's error.",
+            });
           }
         }
         return { status: failed ? "fail" : "ok", summary: `${critical.length - failed}/${critical.length} routes answer` };
@@ -233,7 +298,8 @@ export async function validate(project: Project, options: ValidateOptions): Prom
 
     // 5. Every page in Chromium: runtime faults and accessibility. On the production
     // build when there is one (what readers get), else on the live server.
-    if (!options.baseUrl && built && existsSync(readAstroSettings(project).outDir)) production = await serveStatic(readAstroSettings(project).outDir);
+    if (!options.baseUrl && built && existsSync(readAstroSettings(project).outDir))
+      production = await serveStatic(readAstroSettings(project).outDir);
     const pagesUrl = options.baseUrl?.replace(/\/$/, "") ?? production?.url ?? devUrl;
     if (pagesUrl && enabled("crawl")) {
       await step("crawl", "blog_browser_crawl", async () => {
@@ -253,7 +319,8 @@ export async function validate(project: Project, options: ValidateOptions): Prom
           if (page.devError) faults.push(`dev error page: ${page.devError.name}: ${page.devError.message}`);
           for (const diagram of page.mermaid) faults.push(`Mermaid diagram ${diagram.diagram} failed: ${diagram.message}`);
           faults.push(...page.errors);
-          for (const failed of page.failedRequests) faults.push(`${failed.status ?? failed.reason} ${failed.type} ${failed.url.replace(pagesUrl, "")}`);
+          for (const failed of page.failedRequests)
+            faults.push(`${failed.status ?? failed.reason} ${failed.type} ${failed.url.replace(pagesUrl, "")}`);
           for (const fault of faults) {
             findings.push({
               severity: "fail",
@@ -282,19 +349,33 @@ export async function validate(project: Project, options: ValidateOptions): Prom
         // A picture of the first failing pages, for the HTML report.
         for (const page of result.pages.filter(hasFaults).slice(0, 4)) {
           const file = await options.session
-            .withPage(async (browserPage) => {
-              await checkPage(browserPage, `${pagesUrl}${page.path}`);
-              return capture(browserPage, { fullPage: false });
-            })
+            .withPage(async (browserPage) =>
+              withTimeout(
+                (async () => {
+                  await checkPage(browserPage, `${pagesUrl}${page.path}`);
+                  return capture(browserPage, { fullPage: false });
+                })(),
+                45_000,
+                () => browserPage.close(),
+              ),
+            )
             .then((png) => {
-              const path = statePath(project, "reports", "screenshots", `${page.path.replace(/\W+/g, "-").replace(/^-|-$/g, "") || "home"}.png`);
+              const path = statePath(
+                project,
+                "reports",
+                "screenshots",
+                `${page.path.replace(/\W+/g, "-").replace(/^-|-$/g, "") || "home"}.png`,
+              );
               writeFileSync(path, png);
               return relativePath(project, path);
             })
             .catch(() => undefined);
           if (file) report.screenshots.push({ page: page.path, file });
         }
-        return { status: failing ? "fail" : "ok", summary: `${result.pages.length} pages (${result.source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}` };
+        return {
+          status: failing ? "fail" : "ok",
+          summary: `${result.pages.length} pages (${result.source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}`,
+        };
       });
     } else skip("crawl", "blog_browser_crawl", pagesUrl ? "disabled in vigie.config.json" : "no server and no build to look at");
 
@@ -306,7 +387,17 @@ export async function validate(project: Project, options: ValidateOptions): Prom
         const budgets = budgetsOf(config);
         let over = 0;
         for (const route of routes) {
-          const result = await measurePerf(options.session, `${pagesUrl}${route}`, { runs: 5, budgets });
+          const result = await measurePerf(options.session, `${pagesUrl}${route}`, { runs: 5, budgets }).catch((error: Error) => error);
+          if (result instanceof Error) {
+            findings.push({
+              severity: "warn",
+              tool: "blog_browser_perf",
+              page: route,
+              message: `could not measure: ${result.message.split("\n")[0]}`,
+              fix: "Measure it alone with blog_browser_perf; a dev server that keeps reloading the page cannot be measured.",
+            });
+            continue;
+          }
           const judged = result.server === "production";
           report.perf.push({
             page: route,
@@ -323,18 +414,38 @@ export async function validate(project: Project, options: ValidateOptions): Prom
           for (const [metric, entry] of Object.entries(result.budget)) {
             if (!entry || entry.pass) continue;
             over += 1;
-            findings.push({ severity: "warn", tool: "blog_browser_perf", page: route, message: `${metric} ${entry.value} over the budget of ${entry.max} (median of ${result.runs} loads)`, fix: "Find what delays the page (blocking scripts, large images, heavy libraries: load them lazily), then measure again with blog_browser_perf." });
+            findings.push({
+              severity: "warn",
+              tool: "blog_browser_perf",
+              page: route,
+              message: `${metric} ${entry.value} over the budget of ${entry.max} (median of ${result.runs} loads)`,
+              fix: "Find what delays the page (blocking scripts, large images, heavy libraries: load them lazily), then measure again with blog_browser_perf.",
+            });
           }
         }
-        return { status: over ? "warn" : "ok", summary: report.perf.map((p) => `${p.page} load ${p.loadMs} ms${p.verdict === "not_judged" ? " (dev, not judged)" : ""}`).join(", ") };
+        return {
+          status: over ? "warn" : "ok",
+          summary: report.perf
+            .map((p) => `${p.page} load ${p.loadMs} ms${p.verdict === "not_judged" ? " (dev, not judged)" : ""}`)
+            .join(", "),
+        };
       });
     } else skip("perf", "blog_browser_perf", pagesUrl ? "not this shard, or disabled" : "no server to measure");
   } finally {
     // 7. Stop what we started, and only that.
     await production?.close();
+    if (killDevOnExit) process.off("exit", killDevOnExit);
     if (startedDev) {
       const stopped = await stopDevServer(project).catch((error: Error) => ({ stopped: false, error: error.message }));
-      report.steps.push({ name: "stop", tool: "blog_dev_stop", ms: 0, status: stopped.stopped ? "ok" : "error", summary: stopped.stopped ? "stopped the dev server it started" : `could not stop the dev server: ${String((stopped as { error?: unknown }).error ?? "")}` });
+      report.steps.push({
+        name: "stop",
+        tool: "blog_dev_stop",
+        ms: 0,
+        status: stopped.stopped ? "ok" : "error",
+        summary: stopped.stopped
+          ? "stopped the dev server it started"
+          : `could not stop the dev server: ${String((stopped as { error?: unknown }).error ?? "")}`,
+      });
     }
   }
   return finish();

@@ -1,0 +1,149 @@
+// The command line of one tool call: which tool, and its arguments from flags or JSON.
+// Values are read with the tool's argument schema: numbers and booleans where the schema
+// says so, arrays from JSON or repeated flags; anything else is left as written, for the
+// tool's own validation to name.
+import type { ToolDefinition } from "../tools/define.ts";
+import { toolName } from "../tools/define.ts";
+import type { ArgumentSchema, ArgumentsSchema } from "../tools/schema.ts";
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/**
+ * The tool named by the first words: full name (blog_dev_start), without the prefix
+ * (dev_start), as two words (dev start), or by its export name when no other tool has it
+ * (lint). Dashes stand for underscores.
+ */
+export function findToolByWords(
+  definitions: readonly ToolDefinition[],
+  words: readonly string[],
+): { definition: ToolDefinition; used: number } | undefined {
+  const first = words[0]?.replaceAll("-", "_");
+  if (!first) return undefined;
+  const named = (name: string) => definitions.find((definition) => toolName(definition) === name);
+  const direct = named(first) ?? named(`blog_${first}`);
+  if (direct) return { definition: direct, used: 1 };
+  const second = words[1];
+  if (second && /^[a-z][\w-]*$/i.test(second)) {
+    const pair = named(`blog_${first}_${second.replaceAll("-", "_")}`);
+    if (pair) return { definition: pair, used: 2 };
+  }
+  const byExport = definitions.filter((definition) => definition.exportName === first);
+  if (byExport.length === 1 && byExport[0]) return { definition: byExport[0], used: 1 };
+  return undefined;
+}
+
+const NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+function loose(raw: string): unknown {
+  if (NUMBER.test(raw)) return Number(raw);
+  if (raw === "true" || raw === "false") return raw === "true";
+  if (/^\s*[[{]/.test(raw)) {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      return raw;
+    }
+  }
+  return raw;
+}
+
+function readValue(raw: string, schema: ArgumentSchema | undefined): unknown {
+  switch (schema?.type) {
+    case "integer":
+    case "number":
+      return NUMBER.test(raw) ? Number(raw) : raw;
+    case "boolean":
+      return raw === "true" ? true : raw === "false" ? false : raw;
+    case "string":
+      return raw;
+    case "array":
+      if (/^\s*\[/.test(raw)) {
+        try {
+          return JSON.parse(raw);
+        } catch {
+          throw new UsageError(`not a JSON array: ${raw}`);
+        }
+      }
+      return [readValue(raw, schema.items)];
+    default:
+      return loose(raw);
+  }
+}
+
+function camelCase(name: string): string {
+  return name.replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/**
+ * The arguments object of a call from the words after the tool's name:
+ * `--name value`, `--name=value`, `--flag` (true), and at most one JSON object.
+ */
+export function parseToolArgs(schema: ArgumentsSchema, words: readonly string[]): Record<string, unknown> {
+  const properties = schema.properties;
+  const args: Record<string, unknown> = {};
+  const fromFlags = new Set<string>();
+  let json = false;
+  for (let index = 0; index < words.length; index++) {
+    const word = words[index] as string;
+    if (/^\s*\{/.test(word)) {
+      if (json) throw new UsageError("only one JSON object of arguments may be given");
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(word);
+      } catch (error) {
+        throw new UsageError(`the JSON arguments do not parse: ${(error as Error).message}`);
+      }
+      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new UsageError("the JSON arguments must be an object");
+      json = true;
+      for (const [key, value] of Object.entries(parsed)) if (!fromFlags.has(key)) args[key] = value;
+      continue;
+    }
+    if (!word.startsWith("--") || word.length === 2) {
+      throw new UsageError(`unexpected "${word}": arguments are --name value, --name=value, --flag, or one JSON object`);
+    }
+    const equals = word.indexOf("=");
+    const flag = word.slice(2, equals === -1 ? undefined : equals);
+    if (!flag) throw new UsageError(`"${word}" has no argument name`);
+    const key = flag in properties ? flag : camelCase(flag) in properties ? camelCase(flag) : flag;
+    const property = properties[key];
+    let raw: string | undefined = equals === -1 ? undefined : word.slice(equals + 1);
+    if (raw === undefined) {
+      const next = words[index + 1];
+      const takesNext = next !== undefined && (property?.type === "boolean" ? next === "true" || next === "false" : !next.startsWith("--"));
+      if (takesNext) {
+        raw = next;
+        index++;
+      }
+    }
+    const value = raw === undefined ? true : readValue(raw, property);
+    if (property?.type === "array") {
+      const previous = fromFlags.has(key) && Array.isArray(args[key]) ? (args[key] as unknown[]) : [];
+      args[key] = [...previous, ...(Array.isArray(value) ? value : [value])];
+    } else {
+      args[key] = value;
+    }
+    fromFlags.add(key);
+  }
+  return args;
+}
+
+/** One line per argument: name, type, description; for `vigie <tool> --help`. */
+export function describeArguments(schema: ArgumentsSchema): string[] {
+  const required = new Set(schema.required ?? []);
+  const rows = Object.entries(schema.properties).map(([name, property]) => {
+    const type = property.enum
+      ? property.enum.map((value) => JSON.stringify(value)).join("|")
+      : property.type === "array"
+        ? `${property.items?.type ?? "value"}[]`
+        : (property.type ?? "value");
+    const what = [required.has(name) ? "required" : "", property.description ?? ""].filter(Boolean).join("; ");
+    return { flag: `--${name} <${type}>`, what };
+  });
+  const width = Math.max(0, ...rows.map((row) => row.flag.length));
+  return rows.map((row) => `  ${row.flag.padEnd(width)}  ${row.what}`.trimEnd());
+}

@@ -1,0 +1,232 @@
+// The real OpenCode (the opencode-ai devDependency, a Bun binary) serving a project on a
+// loopback port, with its home and XDG folders in a temporary directory; and a scripted
+// model: a loopback server that speaks OpenAI chat completions, so OpenCode runs real tool
+// calls without any real model.
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BLOG_ROOT, freePort, killGroup } from "../../packages/vigie/test/support/blog.ts";
+
+export const OPENCODE_BIN = join(BLOG_ROOT, "node_modules", ".bin", "opencode");
+export const OPENCODE_VERSION = (
+  JSON.parse(readFileSync(join(BLOG_ROOT, "node_modules", "opencode-ai", "package.json"), "utf8")) as { version: string }
+).version;
+
+const PLUGIN = "@opencode-ai/plugin";
+
+/**
+ * At start OpenCode installs @opencode-ai/plugin into every config folder (the global one
+ * and the project's .opencode/) unless the folder has a node_modules/ and a
+ * package-lock.json whose root lists the plugin (and every dependency of its package.json).
+ * With no registry that install costs about 70 s. The tool files do not need it: they
+ * import the plugin from the repository's own install. So mark it as done. In .opencode/
+ * these files are git-ignored runtime files; an existing lock is left alone.
+ */
+export function markPluginInstalled(configDir: string): void {
+  mkdirSync(join(configDir, "node_modules"), { recursive: true });
+  const lock = join(configDir, "package-lock.json");
+  if (existsSync(lock)) return;
+  const dependencies = { [PLUGIN]: OPENCODE_VERSION };
+  writeFileSync(lock, `${JSON.stringify({ lockfileVersion: 3, requires: true, packages: { "": { dependencies } } }, null, 2)}\n`);
+}
+
+export interface OpenCodeServer {
+  url: string;
+  /** The temporary HOME (and XDG folders inside it). */
+  home: string;
+  /** ms from spawn to "listening". */
+  startMs: number;
+  output(): string;
+  /** GET or POST on the server, for `directory`; rejects on a status >= 400 with the body. */
+  request<T>(method: "GET" | "POST", path: string, directory: string, body?: unknown): Promise<T>;
+  /** Ends the whole process group (TERM, then KILL) and removes the temporary home. */
+  stop(): Promise<void>;
+}
+
+/** `opencode serve` in `project` on a free loopback port; `config` goes to the global opencode.json. */
+export async function startOpenCode(project: string, config: Record<string, unknown> = {}): Promise<OpenCodeServer> {
+  const home = mkdtempSync(join(tmpdir(), "vigie-opencode-"));
+  const configHome = join(home, ".config");
+  mkdirSync(join(configHome, "opencode"), { recursive: true });
+  markPluginInstalled(join(configHome, "opencode"));
+  markPluginInstalled(join(project, ".opencode"));
+  writeFileSync(
+    join(configHome, "opencode", "opencode.json"),
+    JSON.stringify({ $schema: "https://opencode.ai/config.json", autoupdate: false, share: "disabled", snapshot: false, ...config }),
+  );
+  const port = await freePort();
+  const started = Date.now();
+  const child: ChildProcess = spawn(OPENCODE_BIN, ["serve", "--port", String(port), "--hostname", "127.0.0.1"], {
+    cwd: project,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...process.env,
+      HOME: home,
+      XDG_CONFIG_HOME: configHome,
+      XDG_DATA_HOME: join(home, ".local", "share"),
+      XDG_STATE_HOME: join(home, ".local", "state"),
+      XDG_CACHE_HOME: join(home, ".cache"),
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      NO_COLOR: "1",
+    },
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk) => (output += chunk));
+  child.stderr?.on("data", (chunk) => (output += chunk));
+  const url = `http://127.0.0.1:${port}`;
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = once(child, "exit");
+      killGroup(child, "SIGTERM");
+      const timer = setTimeout(() => killGroup(child, "SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    // Anything left in its group (the leader may go first).
+    if (child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // the group is gone
+      }
+    }
+    rmSync(home, { recursive: true, force: true });
+  };
+
+  const request = async <T>(method: "GET" | "POST", path: string, directory: string, body?: unknown): Promise<T> => {
+    const separator = path.includes("?") ? "&" : "?";
+    const response = await fetch(`${url}${path}${separator}directory=${encodeURIComponent(directory)}`, {
+      method,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(120_000),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 500)}`);
+    return JSON.parse(text) as T;
+  };
+
+  try {
+    const deadline = Date.now() + 60_000;
+    while (!output.includes("listening on")) {
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`opencode serve ended (${child.exitCode ?? child.signalCode}):\n${output}`);
+      if (Date.now() > deadline) throw new Error(`opencode serve did not listen within 60 s:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, home, startMs: Date.now() - started, output: () => output, request, stop };
+}
+
+/** One chat-completions request as the scripted model received it. */
+export interface ModelRequest {
+  tools: { type: string; function: { name: string; description?: string; parameters?: unknown } }[];
+  messages: { role: string; content?: unknown; tool_call_id?: string }[];
+  stream?: boolean;
+}
+
+export interface ScriptedModel {
+  baseURL: string;
+  requests: ModelRequest[];
+  close(): Promise<void>;
+}
+
+function chunk(delta: Record<string, unknown>, finish: string | null): string {
+  const body = {
+    id: "scripted",
+    object: "chat.completion.chunk",
+    created: 0,
+    model: "scripted",
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
+  return `data: ${JSON.stringify(finish ? { ...body, usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } } : body)}\n\n`;
+}
+
+/**
+ * A model that calls `tool` with `args` once, when the request offers it and no tool result
+ * came back yet; then answers in text, quoting the tool's result. Requests with no tools
+ * (OpenCode's title request) get a short text.
+ */
+export async function startScriptedModel(tool: string, args: Record<string, unknown> = {}): Promise<ScriptedModel> {
+  const requests: ModelRequest[] = [];
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let raw = "";
+    req.on("data", (data) => (raw += data));
+    req.on("end", () => {
+      if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
+        res.writeHead(404).end();
+        return;
+      }
+      const body = JSON.parse(raw) as ModelRequest;
+      body.tools ??= [];
+      requests.push(body);
+      const result = body.messages.find((message) => message.role === "tool");
+      const offered = body.tools.some((entry) => entry.function.name === tool);
+      const text = result
+        ? `The tool answered: ${typeof result.content === "string" ? result.content : JSON.stringify(result.content)}`
+        : "Dev server status";
+      if (!body.stream) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({
+            id: "scripted",
+            object: "chat.completion",
+            created: 0,
+            model: "scripted",
+            choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
+            usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+          }),
+        );
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      if (offered && !result) {
+        const call = { index: 0, id: "call_1", type: "function", function: { name: tool, arguments: JSON.stringify(args) } };
+        res.write(chunk({ role: "assistant", tool_calls: [call] }, null));
+        res.write(chunk({}, "tool_calls"));
+      } else {
+        res.write(chunk({ role: "assistant", content: text }, null));
+        res.write(chunk({}, "stop"));
+      }
+      res.end("data: [DONE]\n\n");
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const address = server.address();
+  if (!address || typeof address === "string") throw new Error("no address");
+  return {
+    baseURL: `http://127.0.0.1:${address.port}/v1`,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The provider block of opencode.json for a scripted model at `baseURL`. */
+export function scriptedProvider(baseURL: string): Record<string, unknown> {
+  return {
+    model: "scripted/scripted-model",
+    small_model: "scripted/scripted-model",
+    provider: {
+      scripted: {
+        npm: "@ai-sdk/openai-compatible",
+        name: "Scripted",
+        options: { baseURL, apiKey: "none" },
+        models: { "scripted-model": { name: "Scripted model", tool_call: true, limit: { context: 200_000, output: 8_000 } } },
+      },
+    },
+  };
+}
