@@ -98,8 +98,8 @@ describe("screenshot", () => {
     assert.match(String(odd.file), /^\.opencode\/screenshots\/[a-z0-9-]+\.png$/, JSON.stringify(odd));
     const file = resolve(project.root, String(odd.file));
     assert.ok(file.startsWith(join(project.stateDir, "screenshots")));
-    const escape = await call("screenshot", { path: "/..%2F..%2F..%2Ftmp%2Fx", port: server.port });
-    assert.ok(escape.error, "refused");
+    const climbing = await call("screenshot", { path: "/..%2F..%2F..%2Ftmp%2Fx", port: server.port });
+    assert.ok(climbing.error, "refused");
   });
 
   test("a selector captures one element; an unknown selector is an error", async () => {
