@@ -35,10 +35,11 @@ test("one warm Chromium serves many checks, each in a fresh context", async () =
   try {
     const contexts = new Set<unknown>();
     for (let i = 0; i < 5; i += 1) {
-      await session.withContext(async (context) => {
+      await session.withPage(async (page, context) => {
         contexts.add(context);
-        assert.equal(context.pages().length, 0, "a fresh context has no page of an earlier check");
-        await checkPage(await context.newPage(), PAGE);
+        assert.deepEqual(context.pages(), [page], "a fresh context, with only this check's page");
+        assert.equal(page.url(), "about:blank", "nothing of an earlier check");
+        await checkPage(page, PAGE);
       });
     }
     assert.equal(session.launches, 1);
