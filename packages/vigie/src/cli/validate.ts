@@ -121,7 +121,12 @@ export async function validateCommand(args: string[]): Promise<number> {
   }
   const session = new BrowserSession();
   const controller = new AbortController();
-  const onSignal = () => controller.abort();
+  // A signal stops the workflow; if a step does not end within 5 s, exit anyway (the
+  // exit hooks end the dev server it started and the browser).
+  const onSignal = (signal: NodeJS.Signals) => {
+    controller.abort();
+    setTimeout(() => process.exit(signal === "SIGINT" ? 130 : 143), 5000).unref();
+  };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   let report: ValidationReport;

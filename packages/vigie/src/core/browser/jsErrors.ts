@@ -14,14 +14,16 @@ export async function checkJsErrors(
   });
 }
 
-/** Races a check against an overall timeout; on timeout, runs `onTimeout` and rejects. */
+/** Races a check against an overall timeout; on timeout, rejects and starts `onTimeout`. */
 export async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Promise<void>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   // If the timeout wins, the abandoned work may still fail later: never let that crash us.
   work.catch(() => undefined);
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      void onTimeout().finally(() => reject(new Error(`the check did not finish within ${Math.round(ms / 1000)} s`)));
+      // Give up at once; the clean-up runs on its own (closing a stuck page may hang too).
+      reject(new Error(`the check did not finish within ${Math.round(ms / 1000)} s`));
+      onTimeout().catch(() => undefined);
     }, ms);
   });
   try {

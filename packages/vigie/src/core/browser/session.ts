@@ -2,7 +2,9 @@
 // a fresh context), relaunched when it crashed, closed after an idle period and at exit.
 
 import { readdirSync, readFileSync } from "node:fs";
+import { constants } from "node:os";
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
+import { withTimeout } from "./jsErrors.ts";
 import { launchChromium } from "./launch.ts";
 
 /**
@@ -108,7 +110,8 @@ export class BrowserSession {
       try {
         return await check(fresh.page, fresh.context);
       } finally {
-        await fresh.context.close().catch(() => undefined);
+        // A context whose page is stuck may never finish closing: wait a little, not forever.
+        await Promise.race([fresh.context.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
         if (this.running) this.#prepareSpare(key, options);
       }
     } finally {
@@ -119,9 +122,9 @@ export class BrowserSession {
 
   async #makePair(options: BrowserContextOptions): Promise<{ context: BrowserContext; page: Page }> {
     const browser = await this.browser();
-    const context = await browser.newContext({ ignoreHTTPSErrors: true, ...options });
+    const context = await withTimeout(browser.newContext({ ignoreHTTPSErrors: true, ...options }), 30_000, async () => undefined);
     try {
-      return { context, page: await context.newPage() };
+      return { context, page: await withTimeout(context.newPage(), 30_000, async () => undefined) };
     } catch (error) {
       await context.close().catch(() => undefined);
       throw error;
@@ -203,7 +206,8 @@ function hookSignals(): void {
     const handler = () => {
       killAll();
       process.off(signal, handler);
-      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      // Exit (running the exit hooks) as the signal would have ended the process.
+      if (process.listenerCount(signal) === 0) process.exit(128 + (constants.signals[signal] ?? 15));
     };
     process.on(signal, handler);
   }

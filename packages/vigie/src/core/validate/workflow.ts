@@ -380,14 +380,19 @@ export async function validate(project: Project, options: ValidateOptions): Prom
     } else skip("crawl", "blog_browser_crawl", pagesUrl ? "disabled in vigie.config.json" : "no server and no build to look at");
 
     // 6. Performance of the home and one article, judged on production only.
-    if (pagesUrl && enabled("perf") && firstShard) {
+    // Only on what readers get: a dev server's timings would not be judged, and a dev
+    // server that reloads pages cannot be measured steadily.
+    const productionUrl = options.baseUrl?.replace(/\/$/, "") ?? production?.url;
+    if (productionUrl && enabled("perf") && firstShard) {
       await step("perf", "blog_browser_perf", async () => {
         const article = report.pages.find((page) => /\/articles\/[^/]+\/$/.test(page.path))?.path;
         const routes = config.perfRoutes ?? [critical[0] ?? "/", ...(article ? [article] : [])];
         const budgets = budgetsOf(config);
         let over = 0;
         for (const route of routes) {
-          const result = await measurePerf(options.session, `${pagesUrl}${route}`, { runs: 5, budgets }).catch((error: Error) => error);
+          const result = await measurePerf(options.session, `${productionUrl}${route}`, { runs: 5, budgets }).catch(
+            (error: Error) => error,
+          );
           if (result instanceof Error) {
             findings.push({
               severity: "warn",
@@ -430,7 +435,12 @@ export async function validate(project: Project, options: ValidateOptions): Prom
             .join(", "),
         };
       });
-    } else skip("perf", "blog_browser_perf", pagesUrl ? "not this shard, or disabled" : "no server to measure");
+    } else
+      skip(
+        "perf",
+        "blog_browser_perf",
+        productionUrl ? "not this shard, or disabled" : "no production build to measure (dev-server timings are not judged)",
+      );
   } finally {
     // 7. Stop what we started, and only that.
     await production?.close();
