@@ -77,6 +77,15 @@ export function commandOf(pid: number, max = 160): string | undefined {
   }
 }
 
+/** The working directory of a process, or undefined when it cannot be read. */
+export function cwdOf(pid: number): string | undefined {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return undefined;
+  }
+}
+
 let cachedBootId: string | undefined;
 /** Changes at every boot: a start time recorded before a reboot means nothing after it. */
 export function bootId(): string {
