@@ -2,6 +2,7 @@
 // page; and the merge of shard reports into one verdict.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { stripAnsi } from "../devServer/log.ts";
 import { type Finding, type ValidationReport, verdictOf } from "./findings.ts";
 
 const where = (finding: Finding) => [finding.page, finding.file].filter(Boolean).join(" ") || "(site)";
@@ -37,8 +38,33 @@ export function toText(report: ValidationReport): string {
   return `${lines.join("\n")}\n`;
 }
 
-const xml = (text: string) =>
-  text.replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c] ?? c);
+const XML_ESCAPES: Record<string, string> = {
+  "<": "&lt;",
+  ">": "&gt;",
+  "&": "&amp;",
+  '"': "&quot;",
+  "'": "&apos;",
+  "\t": "&#9;",
+  "\n": "&#10;",
+  "\r": "&#13;",
+};
+
+/**
+ * Every character outside XML 1.0's Char production: C0 controls but tab, newline and
+ * carriage return, lone surrogates, U+FFFE and U+FFFF. One of them makes the whole file
+ * unreadable to a CI's JUnit parser.
+ */
+const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/**
+ * Text for an XML attribute (or, with `attribute` false, element content): terminal colours
+ * dropped, other forbidden characters shown as U+FFFD, markup escaped. In attributes tabs and
+ * line breaks are written as references, which a parser would otherwise turn into spaces.
+ */
+const xml = (text: string, attribute = true) =>
+  stripAnsi(text)
+    .replace(NOT_XML_CHAR, "\uFFFD")
+    .replace(attribute ? /[<>&"'\t\n\r]/g : /[<>&\r]/g, (c) => XML_ESCAPES[c] ?? c);
 
 /** JUnit XML: one test suite per check, one test case per page (or per file) it judged. */
 export function toJUnit(report: ValidationReport): string {
@@ -66,7 +92,7 @@ export function toJUnit(report: ValidationReport): string {
       const items = cases
         .map(
           (c) =>
-            `    <testcase classname="${xml(suite)}" name="${xml(c.name)}">${c.failure ? `<failure message="${xml(c.failure.split("\n")[0] ?? "")}">${xml(c.failure)}</failure>` : c.skipped ? "<skipped/>" : ""}</testcase>`,
+            `    <testcase classname="${xml(suite)}" name="${xml(c.name)}">${c.failure ? `<failure message="${xml(c.failure.split("\n")[0] ?? "")}">${xml(c.failure, false)}</failure>` : c.skipped ? "<skipped/>" : ""}</testcase>`,
         )
         .join("\n");
       return `  <testsuite name="${xml(suite)}" tests="${cases.length}" failures="${failures}" skipped="${skipped}">\n${items}\n  </testsuite>`;

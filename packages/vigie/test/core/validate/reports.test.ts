@@ -1,0 +1,80 @@
+// The JUnit report read back by a strict XML parser (saxes, jsdom's own): text that XML 1.0
+// forbids (an ESC from a coloured console message, other control characters, lone
+// surrogates) must not reach the file, in element text nor in attributes.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { SaxesParser } from "saxes";
+import type { ValidationReport } from "../../../src/core/validate/findings.ts";
+import { toJUnit } from "../../../src/core/validate/reports.ts";
+
+/** XML 1.0's Char production: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]. */
+const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
+interface Parsed {
+  attributes: Record<string, string>[];
+  texts: string[];
+}
+
+/** Parses the document strictly; throws on the first well-formedness error. */
+function parseXml(document: string): Parsed {
+  const parser = new SaxesParser({ xmlns: false });
+  const parsed: Parsed = { attributes: [], texts: [] };
+  let failure: Error | undefined;
+  parser.on("error", (error) => {
+    failure ??= error;
+  });
+  parser.on("opentag", (tag) => parsed.attributes.push({ tag: tag.name, ...(tag.attributes as Record<string, string>) }));
+  parser.on("text", (text) => {
+    if (text.trim()) parsed.texts.push(text);
+  });
+  parser.write(document).close();
+  if (failure) throw failure;
+  return parsed;
+}
+
+const ESC = "\u001b";
+
+function reportWith(message: string, page: string, step = "crawl"): ValidationReport {
+  return {
+    verdict: "FAIL",
+    project: "/tmp/site",
+    startedAt: "2026-12-02T16:00:00.000Z",
+    durationS: 1.5,
+    steps: [{ name: step, tool: "blog_browser_crawl", status: "fail", ms: 1200, summary: "1 failing page" }],
+    findings: [{ severity: "fail", tool: "blog_browser_crawl", page, message, fix: "Open the page and fix the script." }],
+    pages: [{ path: page, status: 200, ok: false, summary: "1 error" }],
+    perf: [],
+    screenshots: [],
+  };
+}
+
+describe("JUnit report", () => {
+  test("a console message with an ESC and other forbidden characters still gives a well-formed file", () => {
+    const message = `console error: ${ESC}[31mred${ESC}[0m \u0000nul \u0008bs \u000bvt \uFFFE \uD800lone <&> "quoted" 'single' — é 😀`;
+    const page = `/en/bad${ESC}[1m/`;
+    const document = toJUnit(reportWith(message, page, `crawl${ESC}[0m`));
+    assert.doesNotMatch(document, NOT_XML_CHAR, "every character is an XML 1.0 Char");
+    const parsed = parseXml(document);
+    const failure = parsed.attributes.find((entry) => entry.tag === "failure");
+    assert.ok(failure, "a failure element");
+    // Terminal colours go; other forbidden characters show as U+FFFD; the rest round-trips.
+    assert.match(failure.message ?? "", /^FAIL: console error: red \uFFFDnul \uFFFDbs \uFFFDvt \uFFFD \uFFFDlone /);
+    assert.match(failure.message ?? "", /<&> "quoted" 'single' — é 😀/);
+    const text = parsed.texts.join("");
+    assert.match(text, /<&> "quoted" 'single' — é 😀/);
+    assert.match(text, /fix: Open the page and fix the script\./);
+    const testcase = parsed.attributes.find((entry) => entry.tag === "testcase" && entry.name?.startsWith("/en/bad"));
+    assert.ok(testcase, `a test case for the page: ${JSON.stringify(parsed.attributes)}`);
+    assert.equal(testcase.name, "/en/bad/");
+    assert.ok(parsed.attributes.some((entry) => entry.tag === "testcase" && entry.name === "crawl"));
+  });
+
+  test("a clean report is unchanged by the cleaning: names and messages round-trip exactly", () => {
+    const document = toJUnit(reportWith('Uncaught Error: a < b && c > "d"\tat\r\n line 2', "/en/ok/"));
+    const parsed = parseXml(document);
+    const failure = parsed.attributes.find((entry) => entry.tag === "failure");
+    assert.equal(failure?.message, 'FAIL: Uncaught Error: a < b && c > "d"\tat\r');
+    assert.equal(parsed.texts.join(""), 'FAIL: Uncaught Error: a < b && c > "d"\tat\r\n line 2\nfix: Open the page and fix the script.');
+    assert.ok(parsed.attributes.some((entry) => entry.tag === "testcase" && entry.name === "/en/ok/"));
+  });
+});
