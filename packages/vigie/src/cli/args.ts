@@ -14,7 +14,8 @@ export class UsageError extends Error {
 }
 
 /**
- * The tool named by the first words: full name (blog_dev_start), without the prefix
+ * The tool named by the first words: full name (blog_dev_start, or with the project's
+ * prefix: docs_dev_start), without the prefix
  * (dev_start), as two words (dev start), or by its export name when no other tool has it
  * (lint). Dashes stand for underscores.
  */
@@ -22,9 +23,12 @@ export function findToolByWords(
   definitions: readonly ToolDefinition[],
   words: readonly string[],
 ): { definition: ToolDefinition; used: number } | undefined {
-  const first = words[0]?.replaceAll("-", "_");
+  let first = words[0]?.replaceAll("-", "_");
   if (!first) return undefined;
   const named = (name: string) => definitions.find((definition) => toolName(definition) === name);
+  // Under any prefix (`vigie init --prefix docs`): docs_dev_start is blog_dev_start.
+  const prefixed = /^[a-z][a-z0-9]*_((?:dev|build|browser)_\w+)$/.exec(first);
+  if (prefixed && !named(first) && named(`blog_${prefixed[1]}`)) first = `blog_${prefixed[1]}`;
   const direct = named(first) ?? named(`blog_${first}`);
   if (direct) return { definition: direct, used: 1 };
   const second = words[1];

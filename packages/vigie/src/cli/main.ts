@@ -5,7 +5,7 @@
 import { readFileSync, statSync } from "node:fs";
 import type { Answer } from "../core/answer.ts";
 import { type Project, ProjectNotFoundError, resolveProject } from "../core/project.ts";
-import { type ToolContext, type ToolDefinition, toolName } from "../tools/define.ts";
+import { prefixedToolName, type ToolContext, type ToolDefinition, toolName } from "../tools/define.ts";
 import { describeArguments, findToolByWords, parseToolArgs, UsageError } from "./args.ts";
 
 const USAGE = `vigie: eyes and hands for coding agents on a web project
@@ -16,11 +16,16 @@ Usage:
   vigie <tool> --help               what the tool does and its arguments
   vigie list [--json]               the tools and what they do (--json: as MCP lists them)
   vigie mcp                         serve every tool over MCP on stdin/stdout
+  vigie init [--prefix blog] [--mcp claude|cursor] [--force]
+                                    install vigie into this Astro project (OpenCode tools,
+                                    validator agent, vigie.config.json, .gitignore)
+  vigie doctor [--json]             what vigie finds here (Node, Astro, Chromium, site,
+                                    OpenCode) and what to do for each thing missing
   vigie validate [options]          the validator workflow, without a model
   vigie merge <report.json>...      join the reports of a sharded validation
   vigie help                        this text
 
-A tool is named in full (blog_dev_start) or short (dev_start, "dev start").
+A tool is named in full (blog_dev_start, or with the project's prefix) or short (dev_start, "dev start").
 Values: --port 4400, --fullPage (true), --fullPage=false, --tags a --tags b or --tags '["a","b"]'.
 --project DIR (before the command, or after it) works on DIR instead of the current directory.
 
@@ -85,17 +90,31 @@ function firstSentence(text: string): string {
   return sentence.length > 110 ? `${sentence.slice(0, 109)}…` : sentence;
 }
 
+/** The prefix of the project in the current directory, if there is one (else blog). */
+function projectPrefix(prefixOf: (project: Project) => string): string {
+  try {
+    return prefixOf(resolveProject(process.cwd()));
+  } catch {
+    return "blog";
+  }
+}
+
 async function listTools(args: string[]): Promise<number> {
   const asJson = args[0] === "--json";
   if (args.length > (asJson ? 1 : 0)) return fail(`list takes no argument but --json (got ${args.join(" ")})`);
   const { registry } = await import("../tools/registry.ts");
+  const { prefixOf, renameTools } = await import("../tools/run.ts");
+  const prefix = projectPrefix(prefixOf);
   if (asJson) {
     const { mcpTools } = await import("../faces/mcp.ts");
-    await write(`${JSON.stringify({ tools: mcpTools() })}\n`);
+    await write(`${JSON.stringify({ tools: mcpTools(prefix) })}\n`);
     return 0;
   }
-  const width = Math.max(...registry.map((definition) => toolName(definition).length));
-  const lines = registry.map((definition) => `${toolName(definition).padEnd(width)}  ${firstSentence(definition.description)}`);
+  const name = (definition: ToolDefinition) => prefixedToolName(definition, prefix);
+  const width = Math.max(...registry.map((definition) => name(definition).length));
+  const lines = registry.map(
+    (definition) => `${name(definition).padEnd(width)}  ${firstSentence(renameTools(definition.description, prefix))}`,
+  );
   await write(`${lines.join("\n")}\n\nCall one with: vigie <tool> [--name value ...]; vigie <tool> --help for its arguments.\n`);
   return 0;
 }
@@ -116,7 +135,7 @@ function unknownTool(words: string[], registry: readonly ToolDefinition[]): numb
   return fail(
     `unknown tool or command "${word}".` +
       (close.length ? ` Did you mean ${close.join(", ")}?` : "") +
-      `\nTools: ${names.join(", ")}.\nCommands: list, mcp, validate, merge, help. Run "vigie list" for what each tool does.`,
+      `\nTools: ${names.join(", ")}.\nCommands: list, mcp, init, doctor, validate, merge, help. Run "vigie list" for what each tool does.`,
   );
 }
 
@@ -170,11 +189,11 @@ async function callTool(words: string[], leading: string | undefined): Promise<n
         process.stderr.write(`\r\x1b[K${message.slice(0, (process.stderr.columns || 80) - 1)}`);
       }
     : undefined;
-  const { runTool } = await import("../tools/run.ts");
+  const { prefixOf, runTool } = await import("../tools/run.ts");
   const { serialize } = await import("../core/answer.ts");
   let answer: Answer;
   try {
-    answer = await runTool(definition, args, { project, signal: controller.signal, progress });
+    answer = await runTool(definition, args, { project, signal: controller.signal, progress, prefix: prefixOf(project) });
   } finally {
     if (shown) process.stderr.write("\r\x1b[K");
     // Chromium is closed now, not after its idle period: the process ends at once.
@@ -211,6 +230,14 @@ async function main(argv: string[]): Promise<number> {
       return listTools(args);
     case "mcp":
       return mcp(args, dir);
+    case "init": {
+      const { initCommand } = await import("./init.ts");
+      return initCommand(args, dir);
+    }
+    case "doctor": {
+      const { doctorCommand } = await import("./doctor.ts");
+      return doctorCommand(args, dir);
+    }
     case "validate":
     case "merge": {
       if (dir) process.chdir(dir);

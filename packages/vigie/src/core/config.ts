@@ -1,5 +1,6 @@
 // vigie.config.json at the project root: budgets, critical routes, which checks run,
-// the dev and build commands. Every field is optional; errors name the field.
+// the dev and build commands, and the findings the site accepts (with the reason).
+// Every field is optional; errors name the field.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
@@ -22,10 +23,30 @@ export const budgetsSchema = z.strictObject({
 });
 export type Budgets = z.infer<typeof budgetsSchema>;
 
+/** A finding the site accepts: a rule (on one selector, on one page, when given), with the reason. */
+export const acceptSchema = z.strictObject({
+  rule: z.string({ error: "rule is required: the rule id of a finding, e.g. label-content-name-mismatch" }).min(1),
+  selector: z.string().min(1, "selector may not be empty: leave it out to accept the rule everywhere").optional(),
+  page: z
+    .string()
+    .startsWith("/", "page is a site path starting with /, or a prefix ending in *, e.g. /404.html or /fr/*")
+    .optional(),
+  reason: z
+    .string({ error: "reason is required: say why this finding is accepted" })
+    .trim()
+    .min(1, "reason may not be empty: say why this finding is accepted"),
+});
+export type AcceptRule = z.infer<typeof acceptSchema>;
+
 export const DEFAULT_BUDGETS: Budgets = { loadMs: 200 };
 
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
+  /** The prefix of the tool names the agent sees (`vigie init --prefix`); default "blog". */
+  prefix: z
+    .string()
+    .regex(/^[a-z][a-z0-9]{0,19}$/, "a lower-case word of letters and digits, e.g. blog or docs")
+    .optional(),
   budgets: budgetsSchema.optional(),
   /** Paths checked over HTTP before the crawl; default: "/" and each locale's home. */
   criticalRoutes: z.array(z.string().startsWith("/")).optional(),
@@ -53,6 +74,8 @@ export const configSchema = z.strictObject({
       tags: z.array(z.string()).optional(),
     })
     .optional(),
+  /** Findings that do not count in the verdict, e.g. a theme's own markup: listed apart with their reason. */
+  accept: z.array(acceptSchema).optional(),
 });
 export type VigieConfig = z.infer<typeof configSchema>;
 

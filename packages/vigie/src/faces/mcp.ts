@@ -1,47 +1,105 @@
 // The MCP face: every tool of the registry over stdio, for Claude Code, Cursor, Codex and
 // any MCP client. It lists and calls; the tools do the work. The low-level Server is used
 // because the argument schemas are already JSON schema (built with zod 4 from `args(z)`).
-import { readFileSync } from "node:fs";
+// Each tool has a title and annotations (from its definition), an output schema; each
+// result has the answer as structuredContent beside its text, and a resource_link to every
+// file the answer names (reports, logs, screenshots).
+import { existsSync, readFileSync } from "node:fs";
+import { basename, extname, isAbsolute, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { type Answer, errorAnswer, serialize } from "../core/answer.ts";
 import { sharedSession } from "../core/browser/session.ts";
 import type { Project } from "../core/project.ts";
-import type { ToolContext } from "../tools/define.ts";
-import { toolName } from "../tools/define.ts";
+import type { ToolContext, ToolDefinition } from "../tools/define.ts";
+import { DEFAULT_PREFIX, prefixedToolName } from "../tools/define.ts";
 import { registry } from "../tools/registry.ts";
-import { runTool } from "../tools/run.ts";
+import { prefixOf, renameTools, runTool } from "../tools/run.ts";
 import { argumentsSchema } from "../tools/schema.ts";
 
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
-/** The tools as an MCP client lists them: name, description, JSON schema of the arguments. */
-export function mcpTools(): Tool[] {
+/**
+ * Every answer is one JSON object (its fields differ by tool: DESIGN.md's tool contract);
+ * the smallest schema that says so keeps the tool list near 8 KB.
+ */
+const OUTPUT_SCHEMA = { type: "object" } as const;
+
+/** MCP's defaults are the opposite of ours (destructive, not idempotent): say what differs. */
+function annotations(definition: ToolDefinition): Tool["annotations"] {
+  if (definition.readOnly) return definition.idempotent ? { readOnlyHint: true, idempotentHint: true } : { readOnlyHint: true };
+  return definition.idempotent ? { destructiveHint: false, idempotentHint: true } : { destructiveHint: false };
+}
+
+/** The tools as an MCP client lists them: name, title, description, argument and answer schemas, annotations. */
+export function mcpTools(prefix: string = DEFAULT_PREFIX): Tool[] {
   return registry.map((definition) => ({
-    name: toolName(definition),
-    description: definition.description,
+    name: prefixedToolName(definition, prefix),
+    title: definition.title,
+    description: renameTools(definition.description, prefix),
     inputSchema: argumentsSchema(definition),
+    outputSchema: OUTPUT_SCHEMA,
+    annotations: annotations(definition),
   }));
 }
 
-function result(answer: Answer): CallToolResult {
-  return { content: [{ type: "text", text: serialize(answer) }], ...("error" in answer ? { isError: true } : {}) };
+/** Answer fields that hold the path of a file the tool wrote. */
+const FILE_FIELDS = ["report", "fullAnswer", "file", "log", "full", "diffImage", "baseline", "screenshot"];
+
+const MIME_TYPES: Record<string, string> = {
+  ".json": "application/json",
+  ".png": "image/png",
+  ".txt": "text/plain",
+  ".log": "text/plain",
+  ".xml": "application/xml",
+  ".html": "text/html",
+};
+
+/** A resource_link for each file the answer names that exists (paths relative to the project root). */
+function fileLinks(answer: Answer, project: Project): CallToolResult["content"] {
+  const links: CallToolResult["content"] = [];
+  const seen = new Set<string>();
+  for (const field of FILE_FIELDS) {
+    const value = answer[field];
+    if (typeof value !== "string" || !value || value.includes("\n")) continue;
+    const path = isAbsolute(value) ? value : resolve(project.root, value);
+    if (seen.has(path) || !existsSync(path)) continue;
+    seen.add(path);
+    const mimeType = MIME_TYPES[extname(path).toLowerCase()];
+    links.push({
+      type: "resource_link",
+      uri: pathToFileURL(path).href,
+      name: basename(path),
+      description: `${field}: ${value}`,
+      ...(mimeType ? { mimeType } : {}),
+    });
+  }
+  return links;
+}
+
+function result(answer: Answer, project: Project): CallToolResult {
+  return {
+    content: [{ type: "text", text: serialize(answer) }, ...fileLinks(answer, project)],
+    structuredContent: answer,
+    ...("error" in answer ? { isError: true } : {}),
+  };
 }
 
 /** An MCP server over the registry; `connect` it to a transport. */
-export function createMcpServer(project: Project): Server {
+export function createMcpServer(project: Project, prefix: string = prefixOf(project)): Server {
   const server = new Server(
     { name: "vigie", version: VERSION },
     {
       capabilities: { tools: {} },
       instructions:
-        `Tools on the web project at ${project.root}: its dev server (blog_dev_*), build and content checks (blog_build_*), ` +
-        "and pages checked in a real headless Chromium (blog_browser_*). Answers are compact JSON; long output goes to a file whose path the answer gives.",
+        `Tools on the web project at ${project.root}: its dev server (${prefix}_dev_*), build and content checks (${prefix}_build_*), ` +
+        `and pages checked in a real headless Chromium (${prefix}_browser_*). Answers are compact JSON; long output goes to a file whose path the answer gives.`,
     },
   );
-  const tools = mcpTools();
-  const byName = new Map(registry.map((definition) => [toolName(definition), definition]));
+  const tools = mcpTools(prefix);
+  const byName = new Map(registry.map((definition) => [prefixedToolName(definition, prefix), definition]));
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
 
@@ -49,7 +107,7 @@ export function createMcpServer(project: Project): Server {
     const { name, arguments: args, _meta } = request.params;
     const definition = byName.get(name);
     if (!definition) {
-      return result(errorAnswer(`unknown tool "${name}"`, `Call one of: ${[...byName.keys()].join(", ")}.`));
+      return result(errorAnswer(`unknown tool "${name}"`, `Call one of: ${[...byName.keys()].join(", ")}.`), project);
     }
     const token = _meta?.progressToken;
     let sent = 0;
@@ -68,7 +126,7 @@ export function createMcpServer(project: Project): Server {
               })
               .catch(() => undefined);
           };
-    return result(await runTool(definition, args ?? {}, { project, signal: extra.signal, progress }));
+    return result(await runTool(definition, args ?? {}, { project, signal: extra.signal, progress, prefix }), project);
   });
   return server;
 }

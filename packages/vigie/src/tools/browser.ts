@@ -51,6 +51,9 @@ export const browserTools: ToolDefinition[] = [
   defineTool({
     exportName: "js_errors",
     group: "browser",
+    title: "Runtime errors of a page",
+    readOnly: true,
+    idempotent: true,
     description:
       "Load one page in headless Chromium and report what breaks it at runtime: uncaught errors, console errors, failed requests and responses >= 400, failed Mermaid diagrams, Astro's dev error page. Call after every change to a page.",
     args: (z) => ({ ...target(z), warnings: z.boolean().describe("also list console warnings").optional() }),
@@ -67,6 +70,9 @@ export const browserTools: ToolDefinition[] = [
   defineTool({
     exportName: "perf",
     group: "browser",
+    title: "Page performance",
+    readOnly: true,
+    idempotent: true,
     description:
       "Measure a page over N cold loads: median TTFB, DOMContentLoaded, load, LCP, CLS, bytes, requests, JS bytes, each against the budget (vigie.config.json; default load <= 200 ms). Judge budgets on a preview build, not the dev server.",
     args: (z) => ({ ...target(z), runs: z.number().int().min(1).max(20).describe("loads to take the median of, default 3").optional() }),
@@ -88,6 +94,9 @@ export const browserTools: ToolDefinition[] = [
   defineTool({
     exportName: "screenshot",
     group: "browser",
+    title: "Screenshot a page",
+    readOnly: true,
+    idempotent: false,
     description:
       "Save a PNG of a page (viewport or full page, desktop or mobile, or one element) under .opencode/screenshots/ and answer with its path and size, not the image.",
     args: (z) => ({
@@ -111,6 +120,9 @@ export const browserTools: ToolDefinition[] = [
   defineTool({
     exportName: "a11y",
     group: "browser",
+    title: "Accessibility audit",
+    readOnly: true,
+    idempotent: true,
     description: "Audit a page with axe-core; answers violations grouped by rule with impact, node count and one target selector.",
     args: (z) => ({
       ...target(z),
@@ -144,6 +156,9 @@ export const browserTools: ToolDefinition[] = [
   defineTool({
     exportName: "crawl",
     group: "browser",
+    title: "Crawl every page",
+    readOnly: true,
+    idempotent: true,
     description:
       "Check every page of the site (sitemap, else links from /) for HTTP status and runtime errors, in parallel. Answers counts and the failing pages only; the full table goes to a report file.",
     args: (z) => ({
@@ -186,6 +201,9 @@ export const browserTools: ToolDefinition[] = [
   defineTool({
     exportName: "visual_diff",
     group: "browser",
+    title: "Visual diff with a baseline",
+    readOnly: false,
+    idempotent: false,
     description:
       "Compare a page's screenshot with its baseline in .opencode/baselines/ (pixelmatch). Answers match, changed (with diffRatio and a diff image path) or baseline_created; update: true rewrites the baseline.",
     args: (z) => ({

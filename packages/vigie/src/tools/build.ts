@@ -71,6 +71,9 @@ function buildHint(issue: BuildIssue | undefined, timedOut: boolean, report: str
 const run = defineTool({
   exportName: "run",
   group: "build",
+  title: "Production build",
+  readOnly: false,
+  idempotent: true,
   description:
     "Production build with a timeout that kills the whole process tree. Answers success, durationS, pageCount, distBytes, errors [{message,file,line}] mapped to source files, warnings, outputTail, and the full log's path.",
   args: (z) => ({
@@ -123,6 +126,9 @@ function problemSummary(problem: LintProblem): Answer {
 const lintTool = defineTool({
   exportName: "lint",
   group: "build",
+  title: "Lint the content",
+  readOnly: true,
+  idempotent: true,
   description:
     "Content checks without a build: frontmatter vs schema, FR/EN pairs, braces in MDX prose, missing images, duplicate slugs, Mermaid syntax by mermaid's parser. Answers per linter success, problems [{file,line,column,rule,message,hint}].",
   args: (z) => ({
@@ -180,6 +186,9 @@ const lintTool = defineTool({
 const check = defineTool({
   exportName: "check",
   group: "build",
+  title: "astro check",
+  readOnly: true,
+  idempotent: true,
   description:
     "TypeScript and Astro diagnostics (astro check, 20-60 s). Answers errors, warnings, hints and the first diagnostics [{file,line,message}].",
   args: (z) => ({
@@ -204,6 +213,9 @@ const check = defineTool({
 const links = defineTool({
   exportName: "links",
   group: "build",
+  title: "Check built links",
+  readOnly: true,
+  idempotent: true,
   description:
     "Checks the built site (after blog_build_run): every internal link, asset, #fragment and hreflang alternate resolves; external links are listed, not fetched. Answers checked, broken [{from,to,reason,source}].",
   args: () => ({}),

@@ -14,6 +14,11 @@ export interface ToolContext {
   signal?: AbortSignal;
   /** Progress for long tools (crawl, build); faces show it where they can. */
   progress?: (message: string, detail?: { done?: number; total?: number }) => void;
+  /**
+   * The prefix of the tool names the agent sees (`blog` unless the project chose another:
+   * `vigie init --prefix`); runTool writes the names in every answer with it.
+   */
+  prefix?: string;
 }
 
 export type ToolGroup = "dev" | "build" | "browser";
@@ -22,8 +27,17 @@ export interface ToolDefinition<S extends Shape = Shape> {
   /** The export name in `.opencode/tools/blog_<group>.ts`; the full name is blog_<group>_<exportName>. */
   exportName: string;
   group: ToolGroup;
+  /** A short human name, for clients that show tools to people (MCP `title`). */
+  title: string;
   /** For an agent deciding when to call it: when, and what it answers, in a sentence or two. */
   description: string;
+  /**
+   * A check: it changes nothing of the project or its processes (it may write its reports
+   * and screenshots under .opencode/). MCP `readOnlyHint`.
+   */
+  readOnly: boolean;
+  /** Calling it again with the same arguments has no further effect. MCP `idempotentHint`. */
+  idempotent: boolean;
   /** The argument shape, built with the zod a face brings. Describe every argument. */
   args: (zod: Zod) => S;
   run: (args: z.infer<z.ZodObject<S>>, context: ToolContext) => Promise<Answer>;
@@ -33,6 +47,18 @@ export function defineTool<S extends Shape>(definition: ToolDefinition<S>): Tool
   return definition;
 }
 
+/** The prefix of the tool names unless the project sets another. */
+export const DEFAULT_PREFIX = "blog";
+
+/** A prefix is a lower-case identifier: it starts file and tool names. */
+export const PREFIX_PATTERN = /^[a-z][a-z0-9]{0,19}$/;
+
+/** The canonical full name, blog_<group>_<exportName>: the one the sources and answers are written with. */
 export function toolName(definition: Pick<ToolDefinition, "group" | "exportName">): string {
-  return `blog_${definition.group}_${definition.exportName}`;
+  return prefixedToolName(definition, DEFAULT_PREFIX);
+}
+
+/** The full name the agent sees with `prefix`: `<prefix>_<group>_<exportName>`. */
+export function prefixedToolName(definition: Pick<ToolDefinition, "group" | "exportName">, prefix: string = DEFAULT_PREFIX): string {
+  return `${prefix}_${definition.group}_${definition.exportName}`;
 }

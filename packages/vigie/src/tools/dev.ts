@@ -5,6 +5,9 @@ import { defineTool, type ToolDefinition } from "./define.ts";
 const start = defineTool({
   exportName: "start",
   group: "dev",
+  title: "Start the dev server",
+  readOnly: false,
+  idempotent: true,
   description:
     "Start the dev server in the background (idempotent) and wait until it serves. Answers status (started/already_running/failed), pid, real port, url; on failure why, and the log tail.",
   args: (z) => ({
@@ -28,6 +31,9 @@ const start = defineTool({
 const stop = defineTool({
   exportName: "stop",
   group: "dev",
+  title: "Stop the dev server",
+  readOnly: false,
+  idempotent: true,
   description: "Stop the dev server's whole process tree and free its port. Answers stopped, pid, ms, or why nothing was stopped.",
   args: (z) => ({
     graceMs: z.number().int().min(0).max(60_000).describe("TERM to KILL delay, default 5000").optional(),
@@ -38,6 +44,9 @@ const stop = defineTool({
 const status = defineTool({
   exportName: "status",
   group: "dev",
+  title: "Dev server status",
+  readOnly: true,
+  idempotent: true,
   description:
     "Is the dev server running and answering? Answers running, healthy, pid, port, url, uptimeS; for a crashed server its exit code and log tail.",
   args: () => ({}),
@@ -47,6 +56,9 @@ const status = defineTool({
 const logs = defineTool({
   exportName: "logs",
   group: "dev",
+  title: "Dev server logs",
+  readOnly: true,
+  idempotent: false,
   description:
     "The dev server's log without colours: last lines, errors with their stacks, or lines with some text. Answers lines, total, truncated.",
   args: (z) => ({
@@ -61,6 +73,9 @@ const logs = defineTool({
 const http_get = defineTool({
   exportName: "http_get",
   group: "dev",
+  title: "GET a local page",
+  readOnly: true,
+  idempotent: true,
   description:
     "GET a path on the local dev server to check a route without a browser. Answers status, contentType, bodyLength, title, redirectedTo, bodyExcerpt; on Astro's error page the error and its logged message.",
   args: (z) => ({

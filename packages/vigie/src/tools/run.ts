@@ -1,6 +1,10 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { z } from "zod";
 import { type Answer, errorAnswer, MAX_ANSWER_BYTES, serialize, toErrorAnswer, writeReport } from "../core/answer.ts";
-import { type Shape, type ToolContext, type ToolDefinition, toolName } from "./define.ts";
+import { CONFIG_FILE } from "../core/config.ts";
+import type { Project } from "../core/project.ts";
+import { DEFAULT_PREFIX, PREFIX_PATTERN, prefixedToolName, type Shape, type ToolContext, type ToolDefinition, toolName } from "./define.ts";
 
 const schemas = new WeakMap<ToolDefinition, z.ZodObject<Shape>>();
 
@@ -76,20 +80,40 @@ export function parseArgs(
  */
 export async function runTool(definition: ToolDefinition, raw: unknown, context: ToolContext): Promise<Answer> {
   const parsed = parseArgs(definition, raw);
-  if (!parsed.ok) return parsed.answer;
+  if (!parsed.ok) return renameTools(parsed.answer, context.prefix);
   let answer: Answer;
   try {
     answer = await definition.run(parsed.args as never, context);
   } catch (error) {
     answer = toErrorAnswer(error);
   }
-  return capAnswer(definition, answer, context);
+  return capAnswer(definition, renameTools(answer, context.prefix), context);
+}
+
+/** Every canonical tool name (blog_dev_start...) in a text; built on first use. */
+let canonicalNames: RegExp | undefined;
+
+/**
+ * Writes the canonical names (`blog_<group>_<name>`) in a text, or in every string of an
+ * answer, with the prefix the agent really sees. The one place where answers, hints and
+ * descriptions get the project's prefix; nothing changes with the default prefix.
+ */
+export function renameTools<T>(value: T, prefix: string = DEFAULT_PREFIX): T {
+  if (prefix === DEFAULT_PREFIX) return value;
+  canonicalNames ??= new RegExp(`\\b${DEFAULT_PREFIX}_(dev|build|browser)_(?=[a-z])`, "g");
+  const rename = (item: unknown): unknown => {
+    if (typeof item === "string") return item.replace(canonicalNames as RegExp, `${prefix}_$1_`);
+    if (Array.isArray(item)) return item.map(rename);
+    if (item && typeof item === "object") return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, rename(inner)]));
+    return item;
+  };
+  return rename(value) as T;
 }
 
 function capAnswer(definition: ToolDefinition, answer: Answer, context: ToolContext): Answer {
   const text = serialize(answer);
   if (Buffer.byteLength(text) <= MAX_ANSWER_BYTES) return answer;
-  const report = writeReport(context.project, `${toolName(definition)}-answer.json`, answer);
+  const report = writeReport(context.project, `${prefixedToolName(definition, context.prefix)}-answer.json`, answer);
   const trimmed: Answer = {};
   for (const [key, value] of Object.entries(answer)) {
     trimmed[key] = Array.isArray(value)
@@ -108,4 +132,19 @@ function capAnswer(definition: ToolDefinition, answer: Answer, context: ToolCont
 /** Runs a tool and serializes the answer: what OpenCode and MCP send to the model. */
 export async function runToolText(definition: ToolDefinition, raw: unknown, context: ToolContext): Promise<string> {
   return serialize(await runTool(definition, raw, context));
+}
+
+/**
+ * The prefix the project chose (`"prefix"` in vigie.config.json, which `vigie init --prefix`
+ * writes), else blog. A config that does not parse gives the default here: the tools that
+ * read the config report its error themselves.
+ */
+export function prefixOf(project: Project): string {
+  try {
+    const config = JSON.parse(readFileSync(join(project.root, CONFIG_FILE), "utf8")) as { prefix?: unknown };
+    if (typeof config?.prefix === "string" && PREFIX_PATTERN.test(config.prefix)) return config.prefix;
+  } catch {
+    // no file, or not JSON
+  }
+  return DEFAULT_PREFIX;
 }

@@ -97,7 +97,7 @@ describe("vigie (the command line)", () => {
     assert.match(option.stderr, /unknown option "--frobnicate"/);
   });
 
-  test("list: one line per tool; --json as MCP lists them, under 8 KB", async () => {
+  test("list: one line per tool; --json as MCP lists them, in about 9.5 KB", async () => {
     const list = await run(["list"]);
     assert.equal(list.code, 0);
     for (const name of registry.map(toolName)) assert.match(list.stdout, new RegExp(`^${name} +\\S`, "m"));
@@ -109,7 +109,7 @@ describe("vigie (the command line)", () => {
       tools.map((tool) => tool.name),
       registry.map(toolName),
     );
-    assert.ok(Buffer.byteLength(json.stdout.trim()) < 8192, `${Buffer.byteLength(json.stdout)} bytes`);
+    assert.ok(Buffer.byteLength(json.stdout.trim()) < 10_240, `${Buffer.byteLength(json.stdout)} bytes`);
   });
 
   test("an unknown tool: exit 2, and the tools that exist", async () => {

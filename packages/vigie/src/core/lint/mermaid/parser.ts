@@ -38,7 +38,8 @@ export function resolveMermaid(root: string): string {
 function start(mermaidUrl: string): Parser {
   // The worker inherits the host's flags; those that say how the host's own code was given (-e, --input-type) make it fail.
   const inherited = process.execArgv.some((flag) => /^(--input-type|--eval|-e|--print|-p)(=|$)/.test(flag));
-  const worker = new Worker(new URL("./worker.ts", import.meta.url), {
+  // Compiled into dist/, this file is parser.js and its worker worker.js.
+  const worker = new Worker(new URL(import.meta.url.endsWith(".ts") ? "./worker.ts" : "./worker.js", import.meta.url), {
     workerData: { mermaidUrl },
     ...(inherited ? { execArgv: [] } : {}),
   });

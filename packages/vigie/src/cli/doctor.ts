@@ -1,0 +1,175 @@
+// `vigie doctor`: what vigie finds in this project and on this machine (Node, Astro,
+// Chromium, the site's locales and content collections, OpenCode, MCP configurations), and
+// what to do for each thing missing. Exit 0 when vigie can run its checks, 1 otherwise.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { findChromium, NO_CHROMIUM_HINT } from "../core/browser/executable.ts";
+import { CONFIG_FILE, loadConfig } from "../core/config.ts";
+import { type Project, resolveProject } from "../core/project.ts";
+import { prefixOf } from "../tools/run.ts";
+import { UsageError } from "./args.ts";
+import { installedVersion, readSite } from "./site.ts";
+
+export type Status = "ok" | "missing" | "warn" | "info";
+
+export interface DoctorItem {
+  name: string;
+  status: Status;
+  found: string;
+  /** What to do, when something is missing or wrong. */
+  fix?: string;
+}
+
+export interface DoctorReport {
+  project: string;
+  ok: boolean;
+  items: DoctorItem[];
+}
+
+const NODE_MIN = [22, 12] as const;
+
+function nodeItem(): DoctorItem {
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+  const ok = major > NODE_MIN[0] || (major === NODE_MIN[0] && minor >= NODE_MIN[1]);
+  return {
+    name: "Node",
+    status: ok ? "ok" : "missing",
+    found: `${process.versions.node} (${process.execPath})`,
+    ...(ok ? {} : { fix: "Astro and vigie need Node 22.12 or newer: install one, or add it to the project with npm i -D node@24" }),
+  };
+}
+
+/** An executable on PATH or in the project's node_modules/.bin. */
+function findExecutable(project: Project, name: string): string | undefined {
+  const dirs = [join(project.root, "node_modules", ".bin"), ...(process.env.PATH ?? "").split(delimiter).filter(Boolean)];
+  for (const dir of dirs) {
+    const candidate = join(dir, name);
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  return undefined;
+}
+
+export function doctor(project: Project): DoctorReport {
+  const items: DoctorItem[] = [nodeItem()];
+  const site = readSite(project);
+
+  if (site.astro?.version) items.push({ name: "Astro", status: "ok", found: site.astro.version });
+  else
+    items.push({
+      name: "Astro",
+      status: "missing",
+      found: site.astro?.wanted ? `${site.astro.wanted} in package.json, not installed` : "not in package.json",
+      fix: site.astro?.wanted ? "npm install" : "vigie checks Astro sites: run it at the root of one (npm create astro@latest makes one)",
+    });
+
+  try {
+    const chromium = findChromium();
+    items.push(
+      chromium
+        ? { name: "Chromium", status: "ok", found: `${chromium.path} (${chromium.source})` }
+        : { name: "Chromium", status: "missing", found: "none", fix: NO_CHROMIUM_HINT },
+    );
+  } catch (error) {
+    items.push({ name: "Chromium", status: "missing", found: "none", fix: (error as Error).message });
+  }
+
+  const locales = site.locales.length
+    ? `${site.locales.join(", ")}${site.defaultLocale ? ` (default ${site.defaultLocale})` : ""}`
+    : "one language (no i18n)";
+  items.push({ name: "Locales", status: "info", found: locales });
+  items.push({
+    name: "Content",
+    status: "info",
+    found: site.collections.length
+      ? site.collections.map((collection) => `${collection.name} (${collection.folder}, ${collection.entries})`).join(", ")
+      : "no content collection (pages in src/pages)",
+  });
+  items.push({ name: "Critical routes", status: "info", found: site.criticalRoutes.join(" ") });
+
+  try {
+    const config = loadConfig(project);
+    const exists = existsSync(join(project.root, CONFIG_FILE));
+    items.push(
+      exists
+        ? { name: "Config", status: "ok", found: `${CONFIG_FILE} (${Object.keys(config).join(", ") || "empty"})` }
+        : { name: "Config", status: "info", found: `no ${CONFIG_FILE}: defaults`, fix: "npx vigie init writes one with what it detects" },
+    );
+  } catch (error) {
+    items.push({
+      name: "Config",
+      status: "missing",
+      found: (error as Error).message,
+      fix: (error as { hint?: string }).hint ?? `fix ${CONFIG_FILE}`,
+    });
+  }
+
+  const prefix = prefixOf(project);
+  const opencode = findExecutable(project, "opencode");
+  const toolFiles = ["dev", "build", "browser"].filter((group) =>
+    existsSync(join(project.root, ".opencode", "tools", `${prefix}_${group}.ts`)),
+  );
+  const plugin = installedVersion(project.root, "@opencode-ai/plugin");
+  if (!opencode && toolFiles.length === 0) {
+    items.push({
+      name: "OpenCode",
+      status: "info",
+      found: "not found",
+      fix: "optional: npm i -D opencode-ai @opencode-ai/plugin, then npx vigie init",
+    });
+  } else {
+    const version = installedVersion(project.root, "opencode-ai");
+    const problems: string[] = [];
+    if (toolFiles.length < 3) problems.push(`npx vigie init (tool files ${prefix}_*.ts: ${toolFiles.length} of 3)`);
+    if (!plugin) problems.push("npm i -D @opencode-ai/plugin (the tool files import it through vigie/opencode)");
+    items.push({
+      name: "OpenCode",
+      status: problems.length ? "warn" : "ok",
+      found: `${opencode ?? "not on PATH"}${version ? ` ${version}` : ""}; tools ${prefix}_* (${toolFiles.length} files); plugin ${plugin ?? "missing"}`,
+      ...(problems.length ? { fix: problems.join("; ") } : {}),
+    });
+  }
+
+  const mcp = [".mcp.json", join(".cursor", "mcp.json")].filter((path) => {
+    try {
+      const config = JSON.parse(readFileSync(join(project.root, path), "utf8")) as { mcpServers?: Record<string, unknown> };
+      return Boolean(config.mcpServers?.vigie);
+    } catch {
+      return false;
+    }
+  });
+  items.push({
+    name: "MCP",
+    status: "info",
+    found: mcp.length ? `vigie server in ${mcp.join(", ")}` : "no client configured",
+    ...(mcp.length ? {} : { fix: "optional: npx vigie init --mcp claude (or cursor)" }),
+  });
+
+  return { project: project.root, ok: items.every((item) => item.status !== "missing"), items };
+}
+
+export function formatDoctor(report: DoctorReport): string {
+  const mark: Record<Status, string> = { ok: "ok", missing: "MISSING", warn: "warn", info: "" };
+  const width = Math.max(...report.items.map((item) => item.name.length));
+  const lines = report.items.map((item) => {
+    const head = `${mark[item.status].padEnd(7)} ${item.name.padEnd(width)}  ${item.found}`;
+    return item.fix ? `${head}\n${" ".repeat(width + 10)}-> ${item.fix}` : head;
+  });
+  return `vigie doctor: ${report.project}\n${lines.join("\n")}\n\n${report.ok ? "vigie can run its checks here." : "Fix what is MISSING above, then run vigie doctor again."}\n`;
+}
+
+export async function doctorCommand(args: string[], leading: string | undefined): Promise<number> {
+  let json = false;
+  let dir = leading;
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index];
+    if (word === "--json") json = true;
+    else if (word === "--project") dir = args[++index];
+    else if (word?.startsWith("--project=")) dir = word.slice("--project=".length);
+    else throw new UsageError(`doctor: unknown argument "${word}". Accepted: --json, --project DIR`);
+  }
+  if (dir !== undefined && !statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+    throw new UsageError(`--project ${dir}: no such directory`);
+  const report = doctor(resolveProject(dir ?? process.cwd()));
+  process.stdout.write(json ? `${JSON.stringify(report)}\n` : formatDoctor(report));
+  return report.ok ? 0 : 1;
+}

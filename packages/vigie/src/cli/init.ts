@@ -1,0 +1,238 @@
+// `vigie init`: installs the harness into an Astro project. Writes the three OpenCode tool
+// files, a validator agent written for the site, vigie.config.json with what it detected,
+// the runtime files in .gitignore and, on request, an MCP client's configuration.
+// It never overwrites a file the user changed without --force: a file it wrote earlier is
+// recognised by the hash recorded in .opencode/vigie-init.json (or by being exactly what it
+// would write now). Run twice, it changes nothing.
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { CONFIG_FILE } from "../core/config.ts";
+import { type Project, resolveProject } from "../core/project.ts";
+import { DEFAULT_PREFIX, PREFIX_PATTERN, type ToolGroup } from "../tools/define.ts";
+import { toolsOf } from "../tools/registry.ts";
+import { UsageError } from "./args.ts";
+import { validatorAgent } from "./init/agent.ts";
+import { readSite, type SiteSummary } from "./site.ts";
+
+export const MCP_CLIENTS = { claude: ".mcp.json", cursor: join(".cursor", "mcp.json") } as const;
+export type McpClient = keyof typeof MCP_CLIENTS;
+
+export interface InitOptions {
+  prefix?: string;
+  mcp?: McpClient;
+  force?: boolean;
+}
+
+/** What happened to one file: created, updated (ours, or lines merged in), unchanged, kept (the user's; --force to overwrite), overwritten. */
+export type Outcome = "created" | "updated" | "unchanged" | "kept" | "overwritten";
+
+export interface InitResult {
+  prefix: string;
+  files: { path: string; outcome: Outcome; note?: string }[];
+  next: string[];
+}
+
+const RECORD = join(".opencode", "vigie-init.json");
+
+const GITIGNORE_LINES = [
+  "# vigie's runtime state (logs, pid and port files, reports, screenshots)",
+  ".opencode/dev-server.*",
+  ".opencode/*.lock",
+  ".opencode/reports/",
+  ".opencode/screenshots/",
+  ".opencode/vigie-init.json",
+];
+
+const GROUP_TITLES: Record<ToolGroup, string> = {
+  dev: "the dev server's lifecycle",
+  build: "build, content lint, astro check, link check",
+  browser: "page checks in one warm Chromium",
+};
+
+const hash = (text: string) => createHash("sha256").update(text).digest("hex");
+
+export function toolFile(group: ToolGroup, prefix: string): string {
+  const names = toolsOf(group).map((definition) => definition.exportName);
+  return (
+    `// ${prefix}_${group}_*: ${GROUP_TITLES[group]}, from vigie (written by \`vigie init\`).\n` +
+    `import { openCodeTools } from "vigie/opencode";\n\n` +
+    `export const { ${names.join(", ")} } = openCodeTools("${group}", { prefix: "${prefix}" });\n`
+  );
+}
+
+export function configFile(prefix: string, site: SiteSummary): string {
+  const config = { prefix, criticalRoutes: site.criticalRoutes, budgets: { loadMs: 200 } };
+  return `${JSON.stringify(config, null, 2)}\n`;
+}
+
+const MCP_SERVER = { command: "npx", args: ["vigie", "mcp"] };
+
+function readJson(path: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(readFileSync(path, "utf8")) as unknown;
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Installs the harness into `project`; the files it wrote and what to run next. */
+export function init(project: Project, options: InitOptions = {}): InitResult {
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  if (!PREFIX_PATTERN.test(prefix))
+    throw new UsageError(`--prefix "${prefix}": a lower-case word of letters and digits (1 to 20), e.g. blog or docs`);
+  const site = readSite(project);
+  const recordPath = join(project.root, RECORD);
+  const record = (readJson(recordPath)?.files ?? {}) as Record<string, string>;
+  const files: InitResult["files"] = [];
+
+  const write = (path: string, text: string) => {
+    const absolute = join(project.root, path);
+    mkdirSync(dirname(absolute), { recursive: true });
+    writeFileSync(absolute, text);
+    record[path] = hash(text);
+  };
+
+  /** A whole file of ours: rewritten only while the user has not changed it. */
+  const ours = (path: string, text: string) => {
+    const absolute = join(project.root, path);
+    if (!existsSync(absolute)) {
+      write(path, text);
+      files.push({ path, outcome: "created" });
+      return;
+    }
+    const current = readFileSync(absolute, "utf8");
+    if (current === text) {
+      record[path] = hash(text);
+      files.push({ path, outcome: "unchanged" });
+    } else if (record[path] === hash(current)) {
+      write(path, text);
+      files.push({ path, outcome: "updated" });
+    } else if (options.force) {
+      write(path, text);
+      files.push({ path, outcome: "overwritten" });
+    } else {
+      files.push({ path, outcome: "kept", note: "changed since vigie wrote it, or not vigie's: left as it is (--force overwrites it)" });
+    }
+  };
+
+  for (const group of ["dev", "build", "browser"] as const)
+    ours(join(".opencode", "tools", `${prefix}_${group}.ts`), toolFile(group, prefix));
+  ours(join(".opencode", "agents", `${prefix}-validator.md`), validatorAgent(prefix, site));
+  ours(CONFIG_FILE, configFile(prefix, site));
+  const config = files.at(-1);
+  if (config?.outcome === "kept") {
+    const existing = readJson(join(project.root, CONFIG_FILE));
+    if ((existing?.prefix ?? DEFAULT_PREFIX) !== prefix)
+      config.note = `${config.note}; it must say "prefix": "${prefix}" for the MCP server and the CLI to use these names`;
+  }
+
+  // .gitignore: the runtime lines are added where missing; the user's lines stay.
+  const gitignore = join(project.root, ".gitignore");
+  const existing = existsSync(gitignore) ? readFileSync(gitignore, "utf8") : "";
+  const present = new Set(existing.split(/\r?\n/).map((line) => line.trim()));
+  const missing = GITIGNORE_LINES.filter((line) => !present.has(line));
+  if (missing.length === 0 || (missing.length === 1 && missing[0]?.startsWith("#"))) {
+    files.push({ path: ".gitignore", outcome: "unchanged" });
+  } else {
+    const separator = existing && !existing.endsWith("\n") ? "\n" : "";
+    writeFileSync(gitignore, `${existing}${separator}${existing ? "\n" : ""}${missing.join("\n")}\n`);
+    files.push({ path: ".gitignore", outcome: existing ? "updated" : "created" });
+  }
+
+  if (options.mcp) files.push(mcpConfig(project, options.mcp, options.force ?? false));
+
+  mkdirSync(dirname(recordPath), { recursive: true });
+  writeFileSync(recordPath, `${JSON.stringify({ files: record }, null, 2)}\n`);
+
+  const next = [
+    "npx vigie validate                 # the whole check, without a model: PASS, WARN or FAIL",
+    `opencode                            # then ask @${prefix}-validator, or let an agent call the ${prefix}_* tools`,
+  ];
+  if (options.mcp === "claude") next.push("claude                              # Claude Code finds the vigie MCP server in .mcp.json");
+  if (options.mcp === "cursor") next.push("cursor .                            # Cursor finds the vigie MCP server in .cursor/mcp.json");
+  return { prefix, files, next };
+}
+
+/** Adds the vigie server to an MCP client's configuration, keeping every other server. */
+function mcpConfig(project: Project, client: McpClient, force: boolean): InitResult["files"][number] {
+  const path = MCP_CLIENTS[client];
+  const absolute = join(project.root, path);
+  const exists = existsSync(absolute);
+  const current = exists ? readJson(absolute) : {};
+  if (!current) return { path, outcome: "kept", note: "not a JSON object: left as it is; add the vigie server by hand" };
+  const servers = (current.mcpServers ?? {}) as Record<string, unknown>;
+  if (typeof servers !== "object" || Array.isArray(servers))
+    return { path, outcome: "kept", note: "mcpServers is not an object: left as it is" };
+  if (JSON.stringify(servers.vigie) === JSON.stringify(MCP_SERVER)) return { path, outcome: "unchanged" };
+  if (servers.vigie !== undefined && !force)
+    return { path, outcome: "kept", note: "it already has a different vigie server: left as it is (--force replaces that entry)" };
+  const replaced = servers.vigie !== undefined;
+  const merged = { ...current, mcpServers: { ...servers, vigie: MCP_SERVER } };
+  mkdirSync(dirname(absolute), { recursive: true });
+  writeFileSync(absolute, `${JSON.stringify(merged, null, 2)}\n`);
+  return { path, outcome: !exists ? "created" : replaced ? "overwritten" : "updated" };
+}
+
+const USAGE = `vigie init [--prefix NAME] [--mcp claude|cursor] [--force] [--json] [--project DIR]
+
+Installs vigie into the Astro project: .opencode/tools/<prefix>_{dev,build,browser}.ts,
+.opencode/agents/<prefix>-validator.md, vigie.config.json, .gitignore lines, and with --mcp
+the MCP configuration of Claude Code (.mcp.json) or Cursor (.cursor/mcp.json).
+--prefix   the tools' names start with it (default blog: blog_dev_start...)
+--force    overwrite files changed since vigie wrote them
+`;
+
+/** The command: parses its arguments, runs init, prints what it wrote and what to run next. */
+export async function initCommand(args: string[], leading: string | undefined): Promise<number> {
+  const options: InitOptions = {};
+  let dir = leading;
+  let json = false;
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] as string;
+    const [flag, inline] =
+      word.startsWith("--") && word.includes("=")
+        ? [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)]
+        : [word, undefined];
+    const value = () => {
+      const next = inline ?? args[++index];
+      if (next === undefined || next.startsWith("--")) throw new UsageError(`${flag} needs a value.\n\n${USAGE}`);
+      return next;
+    };
+    if (flag === "--prefix") options.prefix = value();
+    else if (flag === "--mcp") {
+      const client = value();
+      if (!(client in MCP_CLIENTS)) throw new UsageError(`--mcp ${client}: accepted: ${Object.keys(MCP_CLIENTS).join(", ")}`);
+      options.mcp = client as McpClient;
+    } else if (flag === "--force") options.force = true;
+    else if (flag === "--json") json = true;
+    else if (flag === "--project") dir = value();
+    else if (flag === "--help" || flag === "-h") {
+      process.stdout.write(USAGE);
+      return 0;
+    } else throw new UsageError(`init: unknown argument "${word}".\n\n${USAGE}`);
+  }
+  if (dir !== undefined && !statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+    throw new UsageError(`--project ${dir}: no such directory`);
+  const project = resolveProject(dir ?? process.cwd());
+  const site = readSite(project);
+  if (!site.configFile && !site.astro)
+    throw new UsageError(
+      `${project.root} is not an Astro project (no astro.config.* and no astro in package.json). Run vigie init at the root of an Astro site.`,
+    );
+  const result = init(project, options);
+  if (json) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  }
+  const width = Math.max(...result.files.map((file) => file.outcome.length));
+  const lines = result.files.map((file) => `  ${file.outcome.padEnd(width)}  ${file.path}${file.note ? `  (${file.note})` : ""}`);
+  const kept = result.files.some((file) => file.outcome === "kept");
+  process.stdout.write(
+    `vigie init in ${project.root} (tools ${result.prefix}_*)\n${lines.join("\n")}\n` +
+      (kept ? "\nSome files were left as they are: see above; --force overwrites them.\n" : "") +
+      `\nNext:\n${result.next.map((line) => `  ${line}`).join("\n")}\n`,
+  );
+  return 0;
+}

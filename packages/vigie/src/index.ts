@@ -1,0 +1,37 @@
+// `vigie`: the core's public API, for scripts and other harnesses. Plain async functions
+// over a Project (resolveProject finds it); nothing here depends on OpenCode or MCP.
+// The faces have their own entry points: `vigie/opencode` and `vigie/mcp`.
+export { type Answer, errorAnswer, MAX_ANSWER_BYTES, serialize, VigieError } from "./core/answer.ts";
+export { type A11yResult, auditA11y, type Impact, type Violation } from "./core/browser/a11y.ts";
+export { type CrawlOptions, type CrawlPage, type CrawlResult, crawlSite, failingPages } from "./core/browser/crawl.ts";
+export { type ChromiumLocation, findChromium } from "./core/browser/executable.ts";
+export { checkJsErrors } from "./core/browser/jsErrors.ts";
+export { measurePerf, type PerfResult, type PerfSample } from "./core/browser/perf.ts";
+export { type ShotOptions, type ShotResult, takeScreenshot } from "./core/browser/screenshot.ts";
+export { BrowserSession, sharedSession } from "./core/browser/session.ts";
+export { type DiffOptions, type DiffResult, visualDiff } from "./core/browser/visualDiff.ts";
+export { type BuildOptions, type BuildResult, runBuild } from "./core/build/build.ts";
+export { type CheckDiagnostic, type CheckOptions, type CheckResult, runCheck } from "./core/check/check.ts";
+export { type Budgets, CONFIG_FILE, loadConfig, type VigieConfig } from "./core/config.ts";
+export {
+  devServerStatus,
+  type HttpGetAnswer,
+  httpGet,
+  type LogsAnswer,
+  readDevLogs,
+  type StartAnswer,
+  type StartOptions,
+  type StatusAnswer,
+  type StopAnswer,
+  startDevServer,
+  stopDevServer,
+} from "./core/devServer/index.ts";
+export { type BrokenLink, checkLinks, type LinkCheckResult } from "./core/links/links.ts";
+export { type LintOptions, type LintResult, lint } from "./core/lint/lint.ts";
+export { type Project, ProjectNotFoundError, projectAt, resolveProject } from "./core/project.ts";
+export { exitCodeOf, type Finding, type ValidationReport, type Verdict } from "./core/validate/findings.ts";
+export { mergeReports, toHtml, toJUnit, toText } from "./core/validate/reports.ts";
+export { type ValidateOptions, validate } from "./core/validate/workflow.ts";
+export type { ToolContext, ToolDefinition } from "./tools/define.ts";
+export { registry } from "./tools/registry.ts";
+export { runTool } from "./tools/run.ts";
