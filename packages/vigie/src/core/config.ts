@@ -27,10 +27,7 @@ export type Budgets = z.infer<typeof budgetsSchema>;
 export const acceptSchema = z.strictObject({
   rule: z.string({ error: "rule is required: the rule id of a finding, e.g. label-content-name-mismatch" }).min(1),
   selector: z.string().min(1, "selector may not be empty: leave it out to accept the rule everywhere").optional(),
-  page: z
-    .string()
-    .startsWith("/", "page is a site path starting with /, or a prefix ending in *, e.g. /404.html or /fr/*")
-    .optional(),
+  page: z.string().startsWith("/", "page is a site path starting with /, or a prefix ending in *, e.g. /404.html or /fr/*").optional(),
   reason: z
     .string({ error: "reason is required: say why this finding is accepted" })
     .trim()

@@ -46,11 +46,15 @@ function fileFor(root: string, pathname: string): string | undefined {
   return undefined;
 }
 
-export async function serveStatic(dir: string): Promise<StaticServer> {
+/** `base` ("/docs/"): the site's pages are served under it, as Astro's `base` puts them. */
+export async function serveStatic(dir: string, options: { base?: string } = {}): Promise<StaticServer> {
   const root = resolve(dir);
+  const base = (options.base ?? "/").replace(/\/+$/, "");
   const server = createServer((request, response) => {
-    const pathname = (request.url ?? "/").split(/[?#]/)[0] ?? "/";
-    const file = fileFor(root, pathname);
+    const requested = (request.url ?? "/").split(/[?#]/)[0] ?? "/";
+    const underBase = !base || requested === base || requested.startsWith(`${base}/`);
+    const pathname = underBase ? requested.slice(base.length) || "/" : undefined;
+    const file = pathname === undefined ? undefined : fileFor(root, pathname);
     const notFound = join(root, "404.html");
     const [path, status] = file ? [file, 200] : existsSync(notFound) ? [notFound, 404] : [undefined, 404];
     if (!path) {

@@ -21,6 +21,10 @@ export interface Violation {
   count: number;
   target: string;
   helpUrl: string;
+  /** Custom elements around the violating elements (site-search, starlight-theme-select...): whose markup it is. */
+  within?: string[];
+  /** The selectors given to the audit that every violating element matches. */
+  matches?: string[];
 }
 
 export interface A11yResult {
@@ -108,33 +112,69 @@ export async function quickContentAudit(page: Page): Promise<Violation[]> {
   return found.map((violation) => ({ ...violation, impact: violation.impact as Impact, helpUrl: `${AXE_DOCS}/${violation.id}` }));
 }
 
-/** Runs axe-core in a page that is already loaded; violations sorted by impact. */
-export async function runAxe(page: Page, tags?: string[]): Promise<Omit<A11yResult, "url">> {
+/**
+ * Runs axe-core in a page that is already loaded; violations sorted by impact. Each
+ * violation says which custom elements hold its elements, and which of `selectors`
+ * (the config's accepted ones) all its elements match.
+ */
+export async function runAxe(page: Page, tags?: string[], selectors: string[] = []): Promise<Omit<A11yResult, "url">> {
   await page.addScriptTag({ content: axe() });
   const only = tags?.length ? { type: "tag", values: tags } : undefined;
-  const raw = await page.evaluate(async (only) => {
-    type AxeResult = { id: string; impact: string | null; help: string; helpUrl: string; nodes: { target: unknown[] }[] };
-    const runner = (
-      window as unknown as {
-        axe: {
-          run: (context: Document, options: object) => Promise<{ violations: AxeResult[]; passes: unknown[]; incomplete: unknown[] }>;
-        };
-      }
-    ).axe;
-    const result = await runner.run(document, only ? { runOnly: only } : {});
-    return {
-      violations: result.violations.map((v) => ({
-        id: v.id,
-        impact: (v.impact ?? "minor") as string,
-        help: v.help,
-        helpUrl: v.helpUrl,
-        count: v.nodes.length,
-        target: (v.nodes[0]?.target ?? []).map((part) => (Array.isArray(part) ? part.join(" >>> ") : String(part))).join(" "),
-      })),
-      passes: result.passes.length,
-      incomplete: result.incomplete.length,
-    };
-  }, only);
+  const raw = await page.evaluate(
+    async ({ only, selectors }) => {
+      type AxeResult = { id: string; impact: string | null; help: string; helpUrl: string; nodes: { target: unknown[] }[] };
+      const runner = (
+        window as unknown as {
+          axe: {
+            run: (context: Document, options: object) => Promise<{ violations: AxeResult[]; passes: unknown[]; incomplete: unknown[] }>;
+          };
+        }
+      ).axe;
+      const result = await runner.run(document, only ? { runOnly: only } : {});
+      const elementOf = (target: unknown[]): Element | null => {
+        if (target.length !== 1 || typeof target[0] !== "string") return null;
+        try {
+          return document.querySelector(target[0]);
+        } catch {
+          return null;
+        }
+      };
+      const customAncestors = (element: Element) => {
+        const tags: string[] = [];
+        for (let at: Element | null = element; at; at = at.parentElement) if (at.localName.includes("-")) tags.push(at.localName);
+        return tags;
+      };
+      const matchesSelector = (element: Element, selector: string) => {
+        try {
+          return element.matches(selector);
+        } catch {
+          return false;
+        }
+      };
+      return {
+        violations: result.violations.map((v) => {
+          const elements = v.nodes.map((node) => elementOf(node.target));
+          const found = elements.filter((element): element is Element => element !== null);
+          const complete = found.length === elements.length && found.length > 0;
+          const within = [...new Set(found.flatMap(customAncestors))];
+          const matches = complete ? selectors.filter((selector) => found.every((element) => matchesSelector(element, selector))) : [];
+          return {
+            id: v.id,
+            impact: (v.impact ?? "minor") as string,
+            help: v.help,
+            helpUrl: v.helpUrl,
+            count: v.nodes.length,
+            target: (v.nodes[0]?.target ?? []).map((part) => (Array.isArray(part) ? part.join(" >>> ") : String(part))).join(" "),
+            ...(within.length ? { within } : {}),
+            ...(matches.length ? { matches } : {}),
+          };
+        }),
+        passes: result.passes.length,
+        incomplete: result.incomplete.length,
+      };
+    },
+    { only, selectors },
+  );
   const violations = (raw.violations as Violation[]).sort((a, b) => SEVERITY[a.impact] - SEVERITY[b.impact] || b.count - a.count);
   return { violations, passes: raw.passes, incomplete: raw.incomplete };
 }

@@ -1,4 +1,5 @@
-// crawl: every page of the site (sitemap, else same-origin links from "/"), each checked
+// crawl: every page of the site (sitemap, else same-origin links followed from the start
+// paths: "/" or the site's critical routes under its base), each checked
 // for its status and runtime faults with bounded concurrency, one reused page per worker.
 import type { Page } from "playwright-core";
 import { quickContentAudit, runAxe, type Violation } from "./a11y.ts";
@@ -13,11 +14,17 @@ export interface CrawlOptions extends CheckOptions {
   shard?: { index: number; count: number };
   /** Paths to check instead of discovering them. */
   paths?: string[];
+  /** Where link-following starts when there is no sitemap; default ["/"]. */
+  startPaths?: string[];
+  /** The site's base ("/docs/"): its sitemap is looked for there; default "/". */
+  base?: string;
   /**
    * Also audit pages: the full axe-core audit on the first page of each kind (same path
    * pattern: /articles/*\/, /tags/*\/...), the quick content checks on every other page.
    */
   a11y?: boolean;
+  /** Selectors the audit tests the violating elements against (vigie.config.json's accepted ones). */
+  acceptSelectors?: string[];
   onProgress?: (done: number, total: number, path: string) => void;
   signal?: AbortSignal;
 }
@@ -50,8 +57,9 @@ async function fetchText(url: string): Promise<string | undefined> {
 const locs = (xml: string) => [...xml.matchAll(/<loc>\s*([^<\s]+)\s*<\/loc>/g)].map((match) => match[1] ?? "");
 
 /** Paths listed by sitemap-index.xml or sitemap.xml (their host is the production one; only the path counts). */
-export async function sitemapPaths(baseUrl: string): Promise<string[] | undefined> {
-  for (const name of ["/sitemap-index.xml", "/sitemap.xml"]) {
+export async function sitemapPaths(baseUrl: string, base = "/"): Promise<string[] | undefined> {
+  const folder = base.endsWith("/") ? base : `${base}/`;
+  for (const name of [`${folder}sitemap-index.xml`, `${folder}sitemap.xml`]) {
     const xml = await fetchText(`${baseUrl}${name}`);
     if (!xml) continue;
     const entries = locs(xml);
@@ -89,9 +97,9 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
   const maxPages = options.maxPages ?? 500;
   const concurrency = Math.max(1, Math.min(options.concurrency ?? 4, 16));
   const pageTimeoutMs = (options.navigationTimeoutMs ?? 15_000) + (options.settleTimeoutMs ?? 8000) + 15_000;
-  const fromSitemap = options.paths ? undefined : await sitemapPaths(baseUrl);
+  const fromSitemap = options.paths ? undefined : await sitemapPaths(baseUrl, options.base);
   const source: CrawlResult["source"] = options.paths ? "given" : fromSitemap ? "sitemap" : "links";
-  let queue = options.paths ?? fromSitemap ?? ["/"];
+  let queue = [...new Set(options.paths ?? fromSitemap ?? (options.startPaths?.length ? options.startPaths : ["/"]))];
   if (options.shard) {
     const { index, count } = options.shard;
     queue = [...queue].sort().filter((_, position) => position % count === index - 1);
@@ -118,7 +126,7 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
     const kind = pageKind(path);
     if (kindsAudited.has(kind)) return quickContentAudit(page);
     kindsAudited.add(kind);
-    return (await runAxe(page)).violations;
+    return (await runAxe(page, undefined, options.acceptSelectors)).violations;
   };
 
   await session.withPage(async (firstPage, context) => {

@@ -1,11 +1,42 @@
 // blog_build_check's core: `astro check` (TypeScript and Astro diagnostics), its
 // output read into counts and diagnostics, the full output kept in a report.
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import { VigieError, writeReport } from "../answer.ts";
 import { runCommand, tailLines } from "../build/command.ts";
 import type { Project } from "../project.ts";
 
 export const CHECK_COMMAND = ["npm", "exec", "--no", "--", "astro", "check"];
 export const DEFAULT_CHECK_TIMEOUT_MS = 300_000;
+export const CHECK_INSTALL = "npm i -D @astrojs/check typescript";
+
+/** astro check cannot run in this project: a package it needs is not installed. Not the site's fault. */
+export class CheckUnavailableError extends VigieError {
+  readonly missing: string[];
+  constructor(missing: string[]) {
+    super(
+      `astro check needs ${missing.join(" and ")}, which ${missing.length > 1 ? "are" : "is"} not installed in this project`,
+      `To enable it: ${CHECK_INSTALL}`,
+      { missing, install: CHECK_INSTALL },
+    );
+    this.name = "CheckUnavailableError";
+    this.missing = missing;
+  }
+}
+
+/** The packages astro check needs that the project cannot resolve (astro would try to install them, or stop). */
+export function missingCheckPackages(project: Project): string[] {
+  const require = createRequire(join(project.root, "package.json"));
+  const resolves = (specifier: string) => {
+    try {
+      require.resolve(specifier);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return ["@astrojs/check", "typescript"].filter((name) => !resolves(`${name}/package.json`) && !resolves(name));
+}
 
 export interface CheckDiagnostic {
   file: string;
@@ -99,6 +130,10 @@ export function parseCheckOutput(output: string): Omit<CheckResult, "durationS" 
 }
 
 export async function runCheck(project: Project, options: CheckOptions = {}): Promise<CheckResult> {
+  if (!options.command) {
+    const missing = missingCheckPackages(project);
+    if (missing.length > 0) throw new CheckUnavailableError(missing);
+  }
   const run = await runCommand(options.command ?? CHECK_COMMAND, {
     cwd: project.root,
     timeoutMs: options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
@@ -132,7 +167,7 @@ export async function runCheck(project: Project, options: CheckOptions = {}): Pr
     const missing = /@astrojs\/check/.test(run.output);
     throw new VigieError(
       `astro check did not run to the end (exit ${run.exitCode})`,
-      missing ? "Install it: npm install -D @astrojs/check typescript" : `Read ${report} for its output.`,
+      missing ? `Install it: ${CHECK_INSTALL}` : `Read ${report} for its output.`,
       { report, outputTail: tailLines(run.output, 5, 120) },
     );
   }

@@ -1,13 +1,29 @@
 // What the validator reports: findings that name the page or file, the tool that saw
 // them and what to do, and the verdict they add up to.
 
+import type { SiteFacts } from "../build/astro-config.ts";
+
 export type Severity = "fail" | "warn";
+
 export type Verdict = "PASS" | "WARN" | "FAIL";
 
 export interface Finding {
   severity: Severity;
   /** The tool that saw it, e.g. blog_browser_crawl. */
   tool: string;
+  /**
+   * The rule broken, the id `accept` entries of vigie.config.json match: an axe rule id
+   * (image-alt), a lint rule (frontmatter), or the check's own (broken-link,
+   * hreflang-alternate, page-error, failed-request, http-status, mermaid, build-error,
+   * build-warning, type-error, perf-budget).
+   */
+  rule?: string;
+  /** Set when a dependency's markup causes it, not the site's sources: "@astrojs/starlight's markup". */
+  origin?: string;
+  /** The element it is about, as a CSS selector (axe's target) or a link's element. */
+  target?: string;
+  /** Internal: the accepted selectors every violating element matched (tested in the page); not reported. */
+  matches?: string[];
   /** The page (site path) it concerns, when there is one. */
   page?: string;
   /** The source file, `file:line[:column]`, when known. */
@@ -54,6 +70,14 @@ export interface ValidationReport {
   perf: PerfFigure[];
   /** Screenshots of failing pages, relative to the project root. */
   screenshots: { page: string; file: string }[];
+  /** What vigie read of the site: base, trailingSlash, locales, sitemap, Starlight, collections. */
+  site?: SiteFacts;
+  /** Findings that vigie.config.json accepts, with its reason: listed, not counted in the verdict. */
+  accepted?: AcceptedFinding[];
+}
+
+export interface AcceptedFinding extends Finding {
+  reason: string;
 }
 
 export function verdictOf(findings: Finding[]): Verdict {

@@ -12,9 +12,9 @@ import { measurePerf } from "../browser/perf.ts";
 import { capture } from "../browser/screenshot.ts";
 import type { BrowserSession } from "../browser/session.ts";
 import { checkPage, hasFaults } from "../browser/watch.ts";
-import { readAstroSettings } from "../build/astro-config.ts";
+import { criticalRoutesOf, readAstroSettings, readSiteFacts, type SiteFacts } from "../build/astro-config.ts";
 import { runBuild } from "../build/build.ts";
-import { runCheck } from "../check/check.ts";
+import { CheckUnavailableError, runCheck } from "../check/check.ts";
 import { budgetsOf, loadConfig, type VigieConfig } from "../config.ts";
 import { devServerStatus, startDevServer, stopDevServer } from "../devServer/index.ts";
 import { checkLinks } from "../links/links.ts";
@@ -23,6 +23,7 @@ import { type Project, relativePath, statePath } from "../project.ts";
 import { type StaticServer, serveStatic } from "../staticServer.ts";
 import { resolveBaseUrl } from "../target.ts";
 import { type StepRecord, type ValidationReport, verdictOf } from "./findings.ts";
+import { dependencyFix, isBenignNotice, isErrorPage, originOf, setAccepted } from "./triage.ts";
 
 export type ProgressEvent =
   | { type: "step"; name: string }
@@ -41,12 +42,9 @@ export interface ValidateOptions {
 
 const loc = (file: string, line?: number, column?: number) => (line ? `${file}:${line}${column ? `:${column}` : ""}` : file);
 
-/** "/" and each non-default locale's home, from the Astro config. */
+/** The home under the site's base and each other locale's home, from the Astro config. */
 export function defaultCriticalRoutes(project: Project): string[] {
-  const settings = readAstroSettings(project);
-  const base = settings.base.replace(/\/$/, "");
-  const locales = settings.locales.filter((locale) => locale !== settings.defaultLocale);
-  return [`${base}/`, ...locales.map((locale) => `${base}/${locale}/`)];
+  return criticalRoutesOf(readAstroSettings(project));
 }
 
 export async function validate(project: Project, options: ValidateOptions): Promise<ValidationReport> {
@@ -65,7 +63,21 @@ export async function validate(project: Project, options: ValidateOptions): Prom
     screenshots: [],
   };
   const findings = report.findings;
+  let site: SiteFacts = {
+    base: "/",
+    trailingSlash: "ignore",
+    locales: [],
+    sitemap: false,
+    starlight: false,
+    collections: [],
+    criticalRoutes: ["/"],
+  };
+  let accept: NonNullable<VigieConfig["accept"]> = [];
   const finish = () => {
+    // Findings the config accepts are listed apart and do not set the verdict.
+    const accepted = setAccepted(findings, accept);
+    if (accepted.length) report.accepted = accepted;
+    for (const finding of findings) delete finding.matches;
     report.verdict = report.harnessError ? "FAIL" : verdictOf(findings);
     report.durationS = Math.round((Date.now() - started) / 100) / 10;
     return report;
@@ -81,6 +93,9 @@ export async function validate(project: Project, options: ValidateOptions): Prom
       );
     }
     config = loadConfig(project);
+    accept = config.accept ?? [];
+    site = readSiteFacts(project);
+    report.site = site;
     if (!findChromium()) throw new VigieError("no Chromium to look at the pages with", NO_CHROMIUM_HINT);
   } catch (error) {
     report.harnessError = { message: (error as Error).message, hint: (error as VigieError).hint ?? "Fix the problem above and run again." };
@@ -171,6 +186,7 @@ export async function validate(project: Project, options: ValidateOptions): Prom
           findings.push({
             severity: problem.rule === "translation" ? "warn" : "fail",
             tool: "blog_build_lint",
+            rule: problem.rule,
             file: loc(problem.file, problem.line, problem.column),
             message: `${problem.rule}: ${problem.message}`,
             fix: problem.hint,
@@ -197,6 +213,7 @@ export async function validate(project: Project, options: ValidateOptions): Prom
           findings.push({
             severity: "fail",
             tool: "blog_build_run",
+            rule: "build-error",
             ...(error.route ? { page: error.route.endsWith("/") ? error.route : `${error.route}/` } : {}),
             ...(error.file ? { file: loc(error.file, error.line, error.column) } : {}),
             message: `build error: ${error.message}`,
@@ -209,21 +226,25 @@ export async function validate(project: Project, options: ValidateOptions): Prom
           findings.push({
             severity: "fail",
             tool: "blog_build_run",
+            rule: "build-error",
             message: result.timedOut ? `the build timed out after ${result.durationS} s` : `the build failed (exit ${result.exitCode})`,
             fix: `Read ${result.report}.`,
           });
         }
-        for (const warning of result.warnings) {
+        // Astro's and Starlight's known benign notices are not findings.
+        const warnings = result.warnings.filter((warning) => !isBenignNotice(warning.message, site));
+        for (const warning of warnings) {
           findings.push({
             severity: "warn",
             tool: "blog_build_run",
+            rule: "build-warning",
             ...(warning.file ? { file: loc(warning.file, warning.line) } : {}),
             message: `build warning: ${warning.message}`,
             fix: warning.hint ?? `See ${result.report}.`,
           });
         }
         return {
-          status: result.success ? (result.warnings.length ? "warn" : "ok") : "fail",
+          status: result.success ? (warnings.length ? "warn" : "ok") : "fail",
           summary: result.success
             ? `${result.pageCount} pages in ${result.durationS} s`
             : `failed: ${result.errors[0]?.message ?? "see the log"}`,
@@ -238,13 +259,21 @@ export async function validate(project: Project, options: ValidateOptions): Prom
       await step("links", "blog_build_links", async () => {
         const result = await checkLinks(project);
         for (const broken of result.broken) {
+          const rule = broken.where.includes("hreflang") ? "hreflang-alternate" : "broken-link";
+          const origin = originOf({ rule, page: broken.from, target: broken.where }, [], site);
           findings.push({
-            severity: "fail",
+            // An error page is indexed by no search engine: its alternates lead nobody astray.
+            severity: rule === "hreflang-alternate" && isErrorPage(broken.from) ? "warn" : "fail",
             tool: "blog_build_links",
+            rule,
             page: broken.from,
             ...(broken.source ? { file: broken.source } : {}),
-            message: `broken link to ${broken.to}: ${broken.reason}${broken.pages > 1 ? ` (on ${broken.pages} pages)` : ""}`,
-            fix: `Point the link at an existing page, asset or id${broken.source ? ` in ${broken.source}` : ""}.`,
+            target: broken.where,
+            ...(origin ? { origin } : {}),
+            message: `broken link to ${broken.to}: ${broken.reason}${broken.pages > 1 ? ` (on ${broken.pages} pages)` : ""}${origin ? ` (from ${origin})` : ""}`,
+            fix: origin
+              ? dependencyFix({ rule, target: undefined }, origin).replace('"reason"', `"page": "${broken.from}", "reason"`)
+              : `Point the link at an existing page, asset or id${broken.source ? ` in ${broken.source}` : ""}.`,
           });
         }
         return {
@@ -256,11 +285,17 @@ export async function validate(project: Project, options: ValidateOptions): Prom
 
     if (enabled("check") && firstShard) {
       await step("astro check", "blog_build_check", async () => {
-        const result = await runCheck(project, { signal: options.signal });
+        const result = await runCheck(project, { signal: options.signal }).catch((error: Error) => error);
+        if (result instanceof CheckUnavailableError) {
+          // Not the site's fault: say why, and how to enable it.
+          return { status: "skipped" as const, summary: `not run: ${result.message}. ${result.hint}` };
+        }
+        if (result instanceof Error) throw result;
         for (const diagnostic of result.diagnostics.filter((d) => d.severity === "error")) {
           findings.push({
             severity: "warn",
             tool: "blog_build_check",
+            rule: "type-error",
             file: loc(diagnostic.file, diagnostic.line, diagnostic.column),
             message: `type error: ${diagnostic.message}`,
             fix: "Fix the types; run blog_build_check to see every diagnostic.",
@@ -286,6 +321,7 @@ export async function validate(project: Project, options: ValidateOptions): Prom
             findings.push({
               severity: "fail",
               tool: "blog_dev_http_get",
+              rule: "http-status",
               page: route,
               message: status ? `HTTP ${status}` : `no answer: ${(response as Error).message}`,
               fix: "Open the route with blog_dev_http_get and read blog_dev_logs for the server's error.",
@@ -299,12 +335,16 @@ export async function validate(project: Project, options: ValidateOptions): Prom
     // 5. Every page in Chromium: runtime faults and accessibility. On the production
     // build when there is one (what readers get), else on the live server.
     if (!options.baseUrl && built && existsSync(readAstroSettings(project).outDir))
-      production = await serveStatic(readAstroSettings(project).outDir);
+      production = await serveStatic(readAstroSettings(project).outDir, { base: site.base });
     const pagesUrl = options.baseUrl?.replace(/\/$/, "") ?? production?.url ?? devUrl;
     if (pagesUrl && enabled("crawl")) {
       await step("crawl", "blog_browser_crawl", async () => {
         const result = await crawlSite(options.session, pagesUrl, {
           a11y: enabled("a11y"),
+          // No sitemap: links are followed from the critical routes (under the site's base).
+          base: site.base,
+          startPaths: critical,
+          acceptSelectors: accept.flatMap((rule) => (rule.selector ? [rule.selector] : [])),
           shard: options.shard,
           maxPages: config.crawl?.maxPages,
           concurrency: config.crawl?.concurrency,
@@ -314,17 +354,19 @@ export async function validate(project: Project, options: ValidateOptions): Prom
         const failOn = new Set(config.a11y?.failOn ?? ["serious", "critical"]);
         let failing = 0;
         for (const page of result.pages) {
-          const faults: string[] = [];
-          if (page.status === 0 || page.status >= 400) faults.push(page.status ? `HTTP ${page.status}` : "no answer");
-          if (page.devError) faults.push(`dev error page: ${page.devError.name}: ${page.devError.message}`);
-          for (const diagram of page.mermaid) faults.push(`Mermaid diagram ${diagram.diagram} failed: ${diagram.message}`);
-          faults.push(...page.errors);
+          const faults: { rule: string; text: string }[] = [];
+          const fault = (rule: string) => (text: string) => faults.push({ rule, text });
+          if (page.status === 0 || page.status >= 400) fault("http-status")(page.status ? `HTTP ${page.status}` : "no answer");
+          if (page.devError) fault("page-error")(`dev error page: ${page.devError.name}: ${page.devError.message}`);
+          for (const diagram of page.mermaid) fault("mermaid")(`Mermaid diagram ${diagram.diagram} failed: ${diagram.message}`);
+          for (const error of page.errors) fault("page-error")(error);
           for (const failed of page.failedRequests)
-            faults.push(`${failed.status ?? failed.reason} ${failed.type} ${failed.url.replace(pagesUrl, "")}`);
-          for (const fault of faults) {
+            fault("failed-request")(`${failed.status ?? failed.reason} ${failed.type} ${failed.url.replace(pagesUrl, "")}`);
+          for (const { rule, text: fault } of faults) {
             findings.push({
               severity: "fail",
               tool: fault.startsWith("Mermaid") ? "blog_browser_js_errors" : "blog_browser_crawl",
+              rule,
               page: page.path,
               message: fault,
               fix: fault.startsWith("Mermaid")
@@ -334,17 +376,24 @@ export async function validate(project: Project, options: ValidateOptions): Prom
           }
           const a11yFaults = (page.a11y ?? []).filter((v: Violation) => failOn.has(v.impact) || v.impact === "moderate");
           for (const violation of a11yFaults) {
+            const origin = originOf({ rule: violation.id, page: page.path, target: violation.target }, violation.within ?? [], site);
             findings.push({
               severity: failOn.has(violation.impact) ? "fail" : "warn",
               tool: "blog_browser_a11y",
+              rule: violation.id,
               page: page.path,
-              message: `${violation.id} (${violation.impact}, ${violation.count}×): ${violation.help} at ${violation.target}`,
-              fix: `See ${violation.helpUrl}`,
+              target: violation.target,
+              ...(origin ? { origin } : {}),
+              ...(violation.matches ? { matches: violation.matches } : {}),
+              message: `${violation.id} (${violation.impact}, ${violation.count}×): ${violation.help} at ${violation.target}${origin ? ` (from ${origin})` : ""}`,
+              fix: origin
+                ? `${dependencyFix({ rule: violation.id, target: violation.target }, origin)} See ${violation.helpUrl}`
+                : `See ${violation.helpUrl}`,
             });
           }
           const ok = faults.length === 0 && !a11yFaults.some((v) => failOn.has(v.impact));
           if (!ok) failing += 1;
-          report.pages.push({ path: page.path, status: page.status, ok, summary: faults[0] ?? a11yFaults[0]?.id ?? "ok" });
+          report.pages.push({ path: page.path, status: page.status, ok, summary: faults[0]?.text ?? a11yFaults[0]?.id ?? "ok" });
         }
         // A picture of the first failing pages, for the HTML report.
         for (const page of result.pages.filter(hasFaults).slice(0, 4)) {
@@ -397,6 +446,7 @@ export async function validate(project: Project, options: ValidateOptions): Prom
             findings.push({
               severity: "warn",
               tool: "blog_browser_perf",
+              rule: "perf",
               page: route,
               message: `could not measure: ${result.message.split("\n")[0]}`,
               fix: "Measure it alone with blog_browser_perf; a dev server that keeps reloading the page cannot be measured.",
@@ -422,6 +472,7 @@ export async function validate(project: Project, options: ValidateOptions): Prom
             findings.push({
               severity: "warn",
               tool: "blog_browser_perf",
+              rule: "perf-budget",
               page: route,
               message: `${metric} ${entry.value} over the budget of ${entry.max} (median of ${result.runs} loads)`,
               fix: "Find what delays the page (blocking scripts, large images, heavy libraries: load them lazily), then measure again with blog_browser_perf.",

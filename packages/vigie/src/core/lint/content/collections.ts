@@ -1,5 +1,6 @@
 // The content collections of an Astro project and their files: read from the glob
-// loaders of src/content.config.ts (fallback: every folder of src/content/).
+// loaders of src/content.config.ts, Starlight's docsLoader included (fallback: every
+// folder of src/content/).
 import { existsSync, globSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Project } from "../../project.ts";
@@ -60,13 +61,19 @@ function definitionsOf(text: string): Definition[] {
   const definitions: Definition[] = [];
   for (const match of text.matchAll(/([\w$]+|["'][^"']+["'])\s*[:=]\s*defineCollection\s*\(/g)) {
     const body = balanced(text, (match.index ?? 0) + match[0].length - 1);
+    const variable = (match[1] as string).replace(/["']/g, "");
+    // Starlight's docsLoader() is a glob loader over src/content/docs.
+    if (/\bdocsLoader\s*\(/.test(body)) {
+      definitions.push({ variable, base: join("src", "content", "docs"), patterns: ["**/*.md", "**/*.mdx"] });
+      continue;
+    }
     const loader = /\bglob\s*\(/.exec(body);
     if (!loader) continue;
     const options = balanced(body, loader.index + loader[0].length - 1);
     const base = /\bbase\s*:\s*(["'`])([^"'`]+)\1/.exec(options)?.[2];
     const patternText = /\bpattern\s*:\s*(\[[^\]]*\]|(["'`])[^"'`]+\2)/.exec(options)?.[1] ?? "";
     const patterns = [...patternText.matchAll(/(["'`])([^"'`]+)\1/g)].map((p) => p[2] as string);
-    definitions.push({ variable: (match[1] as string).replace(/["']/g, ""), base, patterns });
+    definitions.push({ variable, base, patterns });
   }
   return definitions;
 }

@@ -1,4 +1,4 @@
-// Translations (entries sharing a `key`, one per `lang`) and slugs (the ids Astro
+// Translations (entries sharing a `key`, one per `lang`, on sites with several locales) and slugs (the ids Astro
 // gives entries, and the URL slugs a localized blog builds from file names).
 import { basename, extname, relative, sep } from "node:path";
 import type { LintProblem } from "../problem.ts";
@@ -28,10 +28,15 @@ function suggestedPath(entry: Entry, lang: string, from: string, key: string): s
   return `the ${lang} translation (e.g. ${parts.join("/")})`;
 }
 
+/**
+ * Translation pairs, only on a site with several locales (the site's own, from its
+ * config): a site without i18n has no translations to miss.
+ */
 export function translationProblems(entries: Entry[], configuredLocales: string[]): LintProblem[] {
+  const locales = configuredLocales.filter((locale) => locale !== "root");
+  if (locales.length < 2) return [];
   const paired = entries.filter((entry) => text(entry.data.lang) && text(entry.data.key));
   if (paired.length === 0) return [];
-  const locales = configuredLocales.length > 0 ? configuredLocales : [...new Set(paired.map((entry) => entry.data.lang as string))];
   const problems: LintProblem[] = [];
   const published = paired.filter((entry) => entry.data.draft !== true);
   const byKey = new Map<string, Entry[]>();

@@ -1,0 +1,95 @@
+// What a finding means for this site: Astro's and Starlight's known benign notices are
+// not findings; a finding in a dependency's markup says whose markup it is; the
+// findings vigie.config.json accepts are set apart with their reason.
+import type { SiteFacts } from "../build/astro-config.ts";
+import type { AcceptRule } from "../config.ts";
+import type { AcceptedFinding, Finding } from "./findings.ts";
+
+/** Build notices that Astro and Starlight print on every healthy site. */
+const BENIGN_NOTICES: { pattern: RegExp; starlightOnly?: boolean }[] = [
+  // Astro marks its content modules with this directive on purpose; Rolldown notices it.
+  { pattern: /MODULE_LEVEL_DIRECTIVE|module level directive "use astro:head-inject"/ },
+  // Starlight looks for an optional i18n collection of UI strings.
+  { pattern: /The collection "i18n" does not exist or is empty/, starlightOnly: true },
+  // Starlight looks for an optional docs entry that would replace its 404 page.
+  { pattern: /Entry docs → 404 was not found/, starlightOnly: true },
+];
+
+export function isBenignNotice(message: string, site: Pick<SiteFacts, "starlight">): boolean {
+  return BENIGN_NOTICES.some(({ pattern, starlightOnly }) => pattern.test(message) && (!starlightOnly || site.starlight));
+}
+
+export const STARLIGHT_MARKUP = "@astrojs/starlight's markup";
+
+/** Starlight's own elements: its custom elements, its search, its `sl-` classes. */
+const STARLIGHT_ELEMENTS =
+  /(^|[\s>(,])(site-search|starlight-[\w-]+|mobile-starlight-toggle)\b|\.sl-[\w-]+|\[data-open-modal\]|#starlight__/;
+
+/** Astro writes its error pages as 404.html and 500.html; no search engine indexes them. */
+export const isErrorPage = (page?: string) => page !== undefined && /(^|\/)(404|500)(\.html|\/)?$/.test(page);
+
+/**
+ * Whose markup a finding comes from, when it can be known: on a Starlight site, an
+ * element inside Starlight's own components, or an alternate on the 404 page Starlight
+ * generates. Undefined when it is (or may be) the site's own.
+ */
+export function originOf(
+  finding: Pick<Finding, "rule" | "page" | "target">,
+  within: string[],
+  site: Pick<SiteFacts, "starlight">,
+): string | undefined {
+  if (!site.starlight) return undefined;
+  if (within.some((tag) => /^(site-search|starlight-|mobile-starlight-)/.test(tag))) return STARLIGHT_MARKUP;
+  if (finding.target && STARLIGHT_ELEMENTS.test(finding.target)) return STARLIGHT_MARKUP;
+  if (finding.rule === "hreflang-alternate" && isErrorPage(finding.page)) return STARLIGHT_MARKUP;
+  return undefined;
+}
+
+/** The words of a selector in order: "site-search > button" → site-search, button. */
+const parts = (selector: string) => selector.split(/[\s>+~]+/).filter(Boolean);
+
+/** Does `selector` name the finding's target? Exact for axe findings (tested in the page), by its parts in order otherwise. */
+function selectorMatches(selector: string, finding: Finding & { matches?: string[] }): boolean {
+  if (finding.matches?.includes(selector)) return true;
+  if (!finding.target) return false;
+  const wanted = parts(selector);
+  const have = parts(finding.target);
+  let at = 0;
+  for (const part of have) if (at < wanted.length && part.includes(wanted[at] as string)) at++;
+  return at === wanted.length;
+}
+
+function pageMatches(page: string, finding: Finding): boolean {
+  if (!finding.page) return false;
+  return page.endsWith("*") ? finding.page.startsWith(page.slice(0, -1)) : finding.page === page;
+}
+
+/** The accept entry that covers a finding, if any: same rule, and the selector and page when given. */
+export function acceptanceOf(finding: Finding & { matches?: string[] }, rules: AcceptRule[]): AcceptRule | undefined {
+  return rules.find(
+    (rule) =>
+      rule.rule === finding.rule &&
+      (!rule.selector || selectorMatches(rule.selector, finding)) &&
+      (!rule.page || pageMatches(rule.page, finding)),
+  );
+}
+
+/** Moves the accepted findings out of `findings` (in place); returns them with their reason. */
+export function setAccepted(findings: (Finding & { matches?: string[] })[], rules: AcceptRule[]): AcceptedFinding[] {
+  const accepted: AcceptedFinding[] = [];
+  for (let i = findings.length - 1; i >= 0; i--) {
+    const finding = findings[i] as Finding & { matches?: string[] };
+    const rule = acceptanceOf(finding, rules);
+    if (!rule) continue;
+    findings.splice(i, 1);
+    const { matches: _, ...rest } = finding;
+    accepted.unshift({ ...rest, reason: rule.reason });
+  }
+  return accepted;
+}
+
+/** The fix for a finding in a dependency's markup: report it upstream, or accept it. */
+export function dependencyFix(finding: Pick<Finding, "rule" | "target">, origin: string): string {
+  const selector = finding.target ? `, "selector": ${JSON.stringify(finding.target)}` : "";
+  return `It comes from ${origin}, not from your sources: report it upstream, override the component, or accept it in vigie.config.json: "accept": [{ "rule": "${finding.rule}"${selector}, "reason": "..." }].`;
+}
