@@ -1,17 +1,29 @@
 #!/usr/bin/env node
-// The `vigie` command. The CLI is TypeScript that Node runs as is, by stripping the types
-// (by default from Node 22.18 and 23.6; behind --experimental-strip-types from 22.6). When
-// this Node cannot do it (the system's Node 20, say), the project's own Node
-// (node_modules/.bin/node, from the `node` npm package) runs the CLI instead.
-// Limitation: Node refuses to strip types in files under node_modules/, so this works where
-// vigie is a workspace or linked package (as in this repository) and not yet from an
-// installed tarball, which needs the sources compiled to JavaScript first.
+// The `vigie` command. Which code runs:
+// - installed from the npm package (this file's real path is under a node_modules/ folder):
+//   the compiled JavaScript in dist/, which `npm pack` builds (prepack). Node refuses to strip
+//   types under node_modules/, so the TypeScript sources cannot run there.
+// - anywhere else (this repository's workspace, where node_modules/vigie is a link to
+//   packages/vigie, or a `npm link`): the TypeScript sources in src/, which Node runs as is by
+//   stripping the types, so the repository's tests and `npm run vigie` always run the code as
+//   it is now, never a stale dist/. With no src/ there, dist/ again.
+// Vigie needs Node 22.12+. When this Node is older (or cannot strip types), the project's own
+// Node (node_modules/.bin/node, from the `node` npm package) runs the CLI instead, if there is
+// one; otherwise the command says which version is needed and exits 2.
 import { spawn } from "node:child_process";
-import { accessSync, constants, realpathSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { accessSync, constants, existsSync, realpathSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const entry = new URL("../src/cli/main.ts", import.meta.url);
+const here = realpathSync(fileURLToPath(import.meta.url));
+const sources = new URL("../src/cli/main.ts", import.meta.url);
+const compiled = new URL("../dist/cli/main.js", import.meta.url);
+const installed = here.split(sep).includes("node_modules");
+const useSources = existsSync(sources) && (!installed || !existsSync(compiled));
+const entry = useSources ? sources : compiled;
+
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+const recentEnough = major > 22 || (major === 22 && minor >= 12);
 
 /** The nearest node_modules/.bin/node above `start` that is not the Node running now. */
 function projectNode(start) {
@@ -40,14 +52,13 @@ function run(command, args) {
   });
 }
 
-const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
-if (process.features.typescript) {
+if (recentEnough && (!useSources || process.features.typescript)) {
   await import(entry.href);
 } else {
-  const node = projectNode(process.cwd()) ?? projectNode(dirname(fileURLToPath(import.meta.url)));
+  const node = projectNode(process.cwd()) ?? projectNode(dirname(here));
   const main = fileURLToPath(entry);
   if (node) run(node, [main, ...process.argv.slice(2)]);
-  else if (major > 22 || (major === 22 && minor >= 6))
+  else if (useSources && major >= 22 && (major > 22 || minor >= 6))
     run(process.execPath, ["--experimental-strip-types", "--disable-warning=ExperimentalWarning", main, ...process.argv.slice(2)]);
   else {
     process.stderr.write(
