@@ -1,0 +1,86 @@
+// What a finding means for the site: benign notices, a dependency's markup, accepted findings.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { Finding } from "../../../src/core/validate/findings.ts";
+import { acceptanceOf, isBenignNotice, originOf, STARLIGHT_MARKUP, setAccepted } from "../../../src/core/validate/triage.ts";
+
+const starlight = { starlight: true };
+const plain = { starlight: false };
+
+describe("triage", () => {
+  test("Astro's and Starlight's known notices are benign; Starlight's only on a Starlight site", () => {
+    const directive =
+      '[MODULE_LEVEL_DIRECTIVE] The semantics of the module level directive "use astro:head-inject" in "src/content/docs/a.mdx?astroPropagatedAssets" may not be preserved when bundling.';
+    assert.equal(isBenignNotice(directive, plain), true);
+    const i18n = 'The collection "i18n" does not exist or is empty. Please check your content config file for errors.';
+    assert.equal(isBenignNotice(i18n, starlight), true);
+    assert.equal(isBenignNotice(i18n, plain), false);
+    assert.equal(isBenignNotice("Entry docs → 404 was not found.", starlight), true);
+    assert.equal(isBenignNotice("Some chunks are larger than 500 kB after minification.", starlight), false);
+  });
+
+  test("a finding in Starlight's components says so; the site's own elements do not", () => {
+    assert.equal(
+      originOf({ rule: "label-content-name-mismatch", target: "button[data-open-modal]" }, ["site-search"], starlight),
+      STARLIGHT_MARKUP,
+    );
+    assert.equal(originOf({ rule: "color-contrast", target: "starlight-theme-select > select" }, [], starlight), STARLIGHT_MARKUP);
+    assert.equal(
+      originOf({ rule: "hreflang-alternate", page: "/404.html", target: "link[rel=alternate]" }, [], starlight),
+      STARLIGHT_MARKUP,
+    );
+    assert.equal(originOf({ rule: "image-alt", target: 'img[src="/x.png"]' }, [], starlight), undefined);
+    assert.equal(originOf({ rule: "label-content-name-mismatch", target: "button" }, ["site-search"], plain), undefined);
+  });
+
+  test("accept: by rule, by selector (tested in the page or by its parts), by page; accepted findings move apart", () => {
+    const search: Finding = {
+      severity: "fail",
+      tool: "blog_browser_a11y",
+      rule: "label-content-name-mismatch",
+      page: "/",
+      target: "button[data-open-modal]",
+      matches: ["site-search button"],
+      message: "m",
+      fix: "f",
+    };
+    const alt: Finding = {
+      severity: "fail",
+      tool: "blog_browser_a11y",
+      rule: "image-alt",
+      page: "/a/",
+      target: 'img[src="/x.png"]',
+      message: "m",
+      fix: "f",
+    };
+    const alternate: Finding = {
+      severity: "warn",
+      tool: "blog_build_links",
+      rule: "hreflang-alternate",
+      page: "/404.html",
+      target: "link[rel=alternate][hreflang=fr]",
+      message: "m",
+      fix: "f",
+    };
+    const rules = [
+      { rule: "label-content-name-mismatch", selector: "site-search button", reason: "Starlight's search button" },
+      { rule: "hreflang-alternate", page: "/404.html", reason: "Starlight's 404 page is not indexed" },
+    ];
+    assert.equal(acceptanceOf(search, rules)?.reason, "Starlight's search button");
+    assert.equal(acceptanceOf(alt, rules), undefined);
+    assert.equal(acceptanceOf({ ...alternate, page: "/fr/" }, rules), undefined);
+    assert.ok(acceptanceOf({ ...alt, matches: undefined }, [{ rule: "image-alt", selector: "img", reason: "r" }]));
+    assert.ok(acceptanceOf(alternate, [{ rule: "hreflang-alternate", page: "/40*", reason: "r" }]));
+
+    const findings = [search, alt, alternate];
+    const accepted = setAccepted(findings, rules);
+    assert.deepEqual(findings, [alt]);
+    assert.deepEqual(
+      accepted.map((finding) => [finding.rule, finding.reason, "matches" in finding]),
+      [
+        ["label-content-name-mismatch", "Starlight's search button", false],
+        ["hreflang-alternate", "Starlight's 404 page is not indexed", false],
+      ],
+    );
+  });
+});
