@@ -110,7 +110,7 @@ function validatorScript(observed: Observed) {
 
     if (last?.tool === "blog_dev_start" && typeof start.port === "number") {
       try {
-        const response = await fetch(`http://127.0.0.1:${start.port}/`, { signal: AbortSignal.timeout(20_000) });
+        const response = await fetch(`http://127.0.0.1:${start.port}/`, { signal: AbortSignal.timeout(60_000) });
         observed.startPortStatus = response.status;
         await response.arrayBuffer();
       } catch (error) {
