@@ -3,7 +3,7 @@
 import { once } from "node:events";
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { createServer } from "node:http";
-import { extname, join, normalize, resolve, sep } from "node:path";
+import { extname, join, normalize, relative, resolve, sep } from "node:path";
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -61,9 +61,27 @@ export async function serveStatic(dir: string, options: { base?: string } = {}):
       response.writeHead(404, { "content-type": "text/plain" }).end("Not found");
       return;
     }
-    response.writeHead(status, { "content-type": TYPES[extname(path)] ?? "application/octet-stream", "cache-control": "no-cache" });
-    if (request.method === "HEAD") response.end();
-    else createReadStream(path).pipe(response);
+    response.statusCode = status;
+    response.setHeader("content-type", TYPES[extname(path)] ?? "application/octet-stream");
+    response.setHeader("cache-control", "no-cache");
+    if (request.method === "HEAD") {
+      response.end();
+      return;
+    }
+    // The headers leave with the first chunk: a file that cannot be opened or read gets a 500;
+    // an error later in the file can only cut that response. Never the server.
+    const stream = createReadStream(path);
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (!response.headersSent) {
+        response.removeHeader("cache-control");
+        response
+          .writeHead(500, { "content-type": "text/plain" })
+          .end(`${relative(root, path)} could not be read (${error.code ?? error.message})`);
+      } else response.destroy();
+    });
+    // A client that goes away leaves no open file behind.
+    response.on("close", () => stream.destroy());
+    stream.pipe(response);
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
