@@ -19,41 +19,16 @@ export interface EsmInfo {
   imports: ImportInfo[];
 }
 
-/** What an MDX page can use without declaring it: JavaScript's globals and Astro's `frontmatter`. */
-const KNOWN = new Set([
-  "undefined",
-  "NaN",
-  "Infinity",
-  "globalThis",
-  "Math",
-  "JSON",
-  "Date",
-  "Number",
-  "String",
-  "Boolean",
-  "Array",
-  "Object",
-  "Intl",
-  "RegExp",
-  "Symbol",
-  "BigInt",
-  "Map",
-  "Set",
-  "Promise",
-  "URL",
-  "encodeURIComponent",
-  "decodeURIComponent",
-  "encodeURI",
-  "decodeURI",
-  "parseInt",
-  "parseFloat",
-  "isNaN",
-  "isFinite",
-  "console",
-  "frontmatter",
-  "props",
-  "Astro",
-]);
+/**
+ * What an MDX page can use without declaring it: every global of the JavaScript runtime that
+ * renders it at build time (the language's own, Error, Reflect, WeakMap..., and the runtime's,
+ * structuredClone, URL, TextEncoder...), read from this process's globalThis rather than
+ * listed by hand; plus what MDX and Astro put in the compiled module. A browser's globals are
+ * not there at render, even when this process has a DOM shim.
+ */
+const NOT_AT_RENDER = new Set(["window", "document", "self", "location", "localStorage", "sessionStorage", "alert", "confirm", "prompt"]);
+const FROM_MDX_AND_ASTRO = ["frontmatter", "props", "Astro", "url", "file", "getHeadings", "Content", "MDXContent"];
+const KNOWN = new Set([...Object.getOwnPropertyNames(globalThis), ...FROM_MDX_AND_ASTRO].filter((name) => !NOT_AT_RENDER.has(name)));
 
 const ACORN = { ecmaVersion: "latest", sourceType: "module" } as const;
 
