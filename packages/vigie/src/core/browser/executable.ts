@@ -11,15 +11,27 @@ export interface ChromiumLocation {
 /** Environment variables that may name a Chromium or Chrome executable, in order. */
 export const CHROMIUM_ENV_VARS = ["VIGIE_CHROMIUM", "CHROME_PATH", "PUPPETEER_EXECUTABLE_PATH"] as const;
 
-const SYSTEM_CANDIDATES = [
-  "/usr/bin/chromium",
-  "/usr/bin/chromium-browser",
-  "/usr/bin/google-chrome",
-  "/usr/bin/google-chrome-stable",
-  "/opt/google/chrome/chrome",
-  "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
-  "/Applications/Chromium.app/Contents/MacOS/Chromium",
+/** macOS applications, looked for in /Applications and then in the user's ~/Applications. */
+const MAC_APPS = [
+  ["Google Chrome.app", "Contents", "MacOS", "Google Chrome"],
+  ["Chromium.app", "Contents", "MacOS", "Chromium"],
+  ["Google Chrome for Testing.app", "Contents", "MacOS", "Google Chrome for Testing"],
 ];
+
+function systemCandidates(): string[] {
+  return [
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+    "/usr/bin/google-chrome-stable",
+    "/opt/google/chrome/chrome",
+    ...MAC_APPS.map((parts) => join("/Applications", ...parts)),
+    ...MAC_APPS.map((parts) => join(homedir(), "Applications", ...parts)),
+    // Homebrew's formula (the cask installs into /Applications).
+    "/opt/homebrew/bin/chromium",
+    "/usr/local/bin/chromium",
+  ];
+}
 
 function playwrightCacheDir(env: NodeJS.ProcessEnv): string {
   if (env.PLAYWRIGHT_BROWSERS_PATH && env.PLAYWRIGHT_BROWSERS_PATH !== "0") return env.PLAYWRIGHT_BROWSERS_PATH;
@@ -44,6 +56,10 @@ function fromPlaywrightCache(env: NodeJS.ProcessEnv): string | undefined {
     ["chrome-linux64", "chrome"],
     ["chrome-headless-shell-linux64", "chrome-headless-shell"],
     ["chrome-mac", "Chromium.app", "Contents", "MacOS", "Chromium"],
+    ["chrome-mac-arm64", "Google Chrome for Testing.app", "Contents", "MacOS", "Google Chrome for Testing"],
+    ["chrome-mac-x64", "Google Chrome for Testing.app", "Contents", "MacOS", "Google Chrome for Testing"],
+    ["chrome-headless-shell-mac-arm64", "chrome-headless-shell"],
+    ["chrome-headless-shell-mac-x64", "chrome-headless-shell"],
   ];
   for (const build of builds) {
     for (const parts of inner) {
@@ -70,7 +86,7 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): ChromiumLoca
   }
   const cached = fromPlaywrightCache(env);
   if (cached) return { path: cached, source: "playwright-cache" };
-  for (const candidate of SYSTEM_CANDIDATES) {
+  for (const candidate of systemCandidates()) {
     if (existsSync(candidate)) return { path: candidate, source: "system" };
   }
   return undefined;
@@ -79,5 +95,6 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): ChromiumLoca
 /** What to tell a user who has no Chromium. */
 export const NO_CHROMIUM_HINT =
   "No Chromium found. Install one: `apt-get install -y chromium` (Debian/Ubuntu, as root), " +
+  "Google Chrome or `brew install --cask chromium` (macOS), " +
   "or `npx playwright install chromium` where downloads are allowed, " +
   "or set VIGIE_CHROMIUM to the path of a Chromium or Chrome executable.";

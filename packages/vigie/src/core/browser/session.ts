@@ -1,37 +1,23 @@
 // One warm Chromium per process: launched on first use, shared by every check (each in
 // a fresh context), relaunched when it crashed, closed after an idle period and at exit.
 
-import { readdirSync, readFileSync } from "node:fs";
 import { constants } from "node:os";
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
+import { commandOf, listProcesses } from "../devServer/proc.ts";
 import { withTimeout } from "./jsErrors.ts";
 import { launchChromium } from "./launch.ts";
 
 /**
  * The pid of the Chromium this process launched last: Playwright starts it as our direct
- * child. Read from /proc (Linux); undefined elsewhere.
+ * child. Asked of the process backend (/proc on Linux, ps elsewhere); undefined on Windows.
  */
 function findChromiumChild(): number | undefined {
   let newest: { pid: number; start: number } | undefined;
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return undefined;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[1]) !== process.pid) continue;
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      if (!/chrom/i.test(cmdline) || !cmdline.includes("--remote-debugging-pipe")) continue;
-      const start = Number(fields[19]);
-      if (!newest || start >= newest.start) newest = { pid: Number(entry), start };
-    } catch {
-      // the process ended meanwhile
-    }
+  for (const stat of listProcesses()) {
+    if (stat.ppid !== process.pid) continue;
+    const command = commandOf(stat.pid, 100_000) ?? "";
+    if (!/chrom/i.test(command) || !command.includes("--remote-debugging-pipe")) continue;
+    if (!newest || stat.startTime >= newest.start) newest = { pid: stat.pid, start: stat.startTime };
   }
   return newest?.pid;
 }

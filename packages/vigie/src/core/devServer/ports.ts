@@ -1,8 +1,7 @@
-// Who listens on a TCP port: a bind test for "can the server have it", and
-// /proc/net/tcp{,6} plus /proc/<pid>/fd for "who holds it".
-import { readFileSync } from "node:fs";
+// Who listens on a TCP port: a bind test for "can the server have it", and the process
+// backend (/proc/net/tcp{,6} and /proc/<pid>/fd on Linux, lsof elsewhere) for "who holds it".
 import { createServer } from "node:net";
-import { commandOf, socketOwners } from "./proc.ts";
+import { commandOf, processBackend, socketOwners } from "./proc.ts";
 
 export const LOOPBACK = "127.0.0.1";
 
@@ -15,26 +14,12 @@ export function isPortFree(port: number): Promise<boolean> {
   });
 }
 
-const LISTEN = "0A";
-
-/** Inodes of the sockets listening on this port, on any address, IPv4 or IPv6. */
+/**
+ * Opaque ids of the sockets listening on this port, on any address, IPv4 or IPv6: socket
+ * inodes with /proc, "pid/fd" with lsof. Empty when nobody listens (as far as we can see).
+ */
 export function listeningInodes(port: number): Set<string> {
-  const inodes = new Set<string>();
-  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    let text: string;
-    try {
-      text = readFileSync(table, "utf8");
-    } catch {
-      continue;
-    }
-    for (const line of text.split("\n").slice(1)) {
-      const columns = line.trim().split(/\s+/);
-      const local = columns[1];
-      if (!local || columns[3] !== LISTEN) continue;
-      if (Number.parseInt(local.slice(local.lastIndexOf(":") + 1), 16) === port && columns[9]) inodes.add(columns[9]);
-    }
-  }
-  return inodes;
+  return processBackend().listeners(port);
 }
 
 export interface PortHolder {
@@ -42,7 +27,7 @@ export interface PortHolder {
   command?: string;
 }
 
-/** Who listens on the port, as far as /proc lets us see; undefined when nobody does. */
+/** Who listens on the port, as far as the backend lets us see; undefined when nobody does. */
 export function portHolder(port: number): PortHolder | undefined {
   const inodes = listeningInodes(port);
   if (inodes.size === 0) return undefined;
@@ -53,10 +38,11 @@ export function portHolder(port: number): PortHolder | undefined {
 
 /** Does one of these processes hold a listening socket on the port? */
 export function isListeningFrom(port: number, pids: readonly number[]): boolean {
+  if (pids.length === 0) return false;
   return socketOwners(listeningInodes(port), pids).length > 0;
 }
 
-/** "pid 123 (node server.js)", or what can be said without /proc access. */
+/** "pid 123 (node server.js)", or what can be said without access to the holder. */
 export function describeHolder(holder: PortHolder | undefined): string {
   if (!holder?.pid) return "a process this user cannot inspect";
   return `pid ${holder.pid}${holder.command ? ` (${holder.command})` : ""}`;

@@ -1,17 +1,10 @@
-// What Linux's /proc says about a process: enough to recognise our server after the
-// process that started it is gone, and to never signal a process that is not ours.
-import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+// What the system says about a process: enough to recognise our server after the process
+// that started it is gone, and to never signal a process that is not ours. Two backends
+// behind one interface, chosen at run time: /proc on Linux, ps and lsof elsewhere (macOS,
+// the BSDs). VIGIE_PROCESS_BACKEND=proc|ps forces one (the tests run the suite with both).
 import { clip, VigieError } from "../answer.ts";
-
-/** The dev-server tools read /proc to recognise their processes: without it they refuse to act. */
-export function requireProc(): void {
-  if (!existsSync("/proc/self/stat")) {
-    throw new VigieError(
-      "the dev-server tools need Linux's /proc to recognise their processes, and this system has none",
-      "Run vigie on Linux (a container or WSL 2 will do), or start the dev server yourself and use the browser tools with its port.",
-    );
-  }
-}
+import { procBackend } from "./processProc.ts";
+import { psBackend } from "./processPs.ts";
 
 export interface ProcStat {
   pid: number;
@@ -19,28 +12,83 @@ export interface ProcStat {
   state: string;
   ppid: number;
   pgid: number;
-  /** Field 22: clock ticks after boot at which the process started. With the boot id it names one process for good. */
+  /**
+   * When the process started, in the backend's unit: clock ticks after boot (/proc), epoch
+   * seconds (ps). With the boot id and the pid it names one process for good.
+   */
   startTime: number;
 }
 
-/** /proc/<pid>/stat parsed, or undefined when there is no such process. */
+/** How one kind of system is asked about processes and listening sockets. */
+export interface ProcessBackend {
+  readonly name: "proc" | "ps";
+  /** Why this backend cannot work here, or undefined when it can. */
+  unusable(): string | undefined;
+  /** One process, or undefined when there is no such process. */
+  stat(pid: number): ProcStat | undefined;
+  /** Every process this user can see (one snapshot). */
+  list(): ProcStat[];
+  /** The whole command line, or undefined when it cannot be read. */
+  command(pid: number): string | undefined;
+  cwd(pid: number): string | undefined;
+  /** The working directory of every process this user may inspect. */
+  cwds(): Map<number, string>;
+  /** Changes at every boot. */
+  bootId(): string;
+  /** Opaque ids of the sockets listening on this TCP port, on any address. */
+  listeners(port: number): Set<string>;
+  /** The pids (among `among`, or all) that hold one of these sockets. */
+  socketOwners(ids: ReadonlySet<string>, among?: readonly number[]): number[];
+}
+
+export const BACKEND_VARIABLE = "VIGIE_PROCESS_BACKEND";
+const NAMES = ["proc", "ps"] as const;
+
+/** The backend this process uses: the forced one, else /proc where it exists, else ps/lsof. */
+export function processBackend(): ProcessBackend {
+  const forced = process.env[BACKEND_VARIABLE];
+  if (forced === "proc") return procBackend;
+  if (forced === "ps") return psBackend;
+  return procBackend.unusable() === undefined ? procBackend : psBackend;
+}
+
+const WINDOWS_HINT =
+  "Run vigie inside WSL 2 (keep the project in the Linux file system), where every tool works; " +
+  "or start the dev server yourself (`npm run dev`) and use the build and browser tools.";
+
+/**
+ * The dev-server tools must recognise their processes and stop a whole process group:
+ * without a usable backend they refuse to act. (The name is from when /proc was the only one.)
+ */
+export function requireProc(): void {
+  if (process.platform === "win32") {
+    throw new VigieError(
+      "the dev-server tools do not run on Windows: they stop a server's whole process tree and never a process that is not theirs, and Windows gives Node neither process groups nor a way to check a pid's identity",
+      WINDOWS_HINT,
+    );
+  }
+  const forced = process.env[BACKEND_VARIABLE];
+  if (forced !== undefined && forced !== "" && !(NAMES as readonly string[]).includes(forced)) {
+    throw new VigieError(
+      `${BACKEND_VARIABLE} is "${clip(forced, 40)}", which names no process backend`,
+      `Set ${BACKEND_VARIABLE} to "proc" (Linux's /proc) or "ps" (ps and lsof, as on macOS), or unset it to choose by system.`,
+    );
+  }
+  const backend = processBackend();
+  const reason = backend.unusable();
+  if (reason === undefined) return;
+  throw new VigieError(
+    `the dev-server tools cannot inspect processes here: ${reason}`,
+    backend.name === "proc"
+      ? `Run vigie on Linux, or set ${BACKEND_VARIABLE}=ps to use ps and lsof.`
+      : "Install ps and lsof (Debian/Ubuntu: `apt-get install -y procps lsof`; macOS has both in /bin and /usr/sbin).",
+  );
+}
+
+/** One process's pid, state, parent, group and start time, or undefined when there is no such process. */
 export function readProcStat(pid: number): ProcStat | undefined {
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return undefined;
-  }
-  // The command name (field 2) is in parentheses and may hold spaces and parentheses.
-  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  return {
-    pid,
-    state: fields[0] ?? "?",
-    ppid: Number(fields[1]),
-    pgid: Number(fields[2]),
-    startTime: Number(fields[19]),
-  };
+  return processBackend().stat(pid);
 }
 
 /** A zombie has exited: it only waits for its parent to read its status. */
@@ -48,81 +96,44 @@ export function isLive(stat: ProcStat | undefined): stat is ProcStat {
   return stat !== undefined && stat.state !== "Z" && stat.state !== "X";
 }
 
-function allPids(): number[] {
-  try {
-    return readdirSync("/proc")
-      .filter((name) => /^\d+$/.test(name))
-      .map(Number);
-  } catch {
-    return [];
-  }
+/** Every process this user can see, live or zombie. */
+export function listProcesses(): ProcStat[] {
+  return processBackend().list();
 }
 
 /** The live processes of a process group. */
 export function groupMembers(pgid: number): number[] {
-  return allPids().filter((pid) => {
-    const stat = readProcStat(pid);
-    return isLive(stat) && stat.pgid === pgid;
-  });
+  return processBackend()
+    .list()
+    .filter((stat) => isLive(stat) && stat.pgid === pgid)
+    .map((stat) => stat.pid);
 }
 
 /** The command line of a process, short, or undefined when it cannot be read. */
 export function commandOf(pid: number, max = 160): string | undefined {
-  try {
-    const raw = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-    const text = raw.split("\0").filter(Boolean).join(" ");
-    return text ? clip(text, max) : undefined;
-  } catch {
-    return undefined;
-  }
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  const text = processBackend().command(pid);
+  return text ? clip(text, max) : undefined;
 }
 
 /** The working directory of a process, or undefined when it cannot be read. */
 export function cwdOf(pid: number): string | undefined {
-  try {
-    return readlinkSync(`/proc/${pid}/cwd`);
-  } catch {
-    return undefined;
-  }
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  return processBackend().cwd(pid);
 }
 
-let cachedBootId: string | undefined;
+/** The working directory of every process this user may inspect, by pid. */
+export function workingDirectories(): Map<number, string> {
+  return processBackend().cwds();
+}
+
 /** Changes at every boot: a start time recorded before a reboot means nothing after it. */
 export function bootId(): string {
-  if (cachedBootId === undefined) {
-    try {
-      cachedBootId = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
-    } catch {
-      cachedBootId = "";
-    }
-  }
-  return cachedBootId;
+  return processBackend().bootId();
 }
 
-/** The process ids that hold a socket with one of these inodes (best effort: /proc/<pid>/fd of other users is unreadable). */
-export function socketOwners(inodes: ReadonlySet<string>, among: readonly number[] = allPids()): number[] {
+/** The process ids that hold one of these sockets (best effort: other users' processes may be hidden). */
+export function socketOwners(inodes: ReadonlySet<string>, among?: readonly number[]): number[] {
   if (inodes.size === 0) return [];
-  const owners: number[] = [];
-  for (const pid of among) {
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      let target: string;
-      try {
-        target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-      } catch {
-        continue;
-      }
-      const match = /^socket:\[(\d+)\]$/.exec(target);
-      if (match?.[1] && inodes.has(match[1])) {
-        owners.push(pid);
-        break;
-      }
-    }
-  }
-  return owners;
+  return processBackend().socketOwners(inodes, among);
 }

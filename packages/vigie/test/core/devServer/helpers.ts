@@ -1,9 +1,8 @@
 // Shared by the dev-server tests: the tools as every face calls them, free ports, and a
 // safety net that ends whatever a test started in its blog copy, even when it failed.
-import { readdirSync, readlinkSync } from "node:fs";
 import type { Answer } from "../../../src/core/answer.ts";
 import { readDevServerRecord } from "../../../src/core/devServer/index.ts";
-import { groupMembers, readProcStat } from "../../../src/core/devServer/proc.ts";
+import { groupMembers, isLive, listProcesses, workingDirectories } from "../../../src/core/devServer/proc.ts";
 import type { Project } from "../../../src/core/project.ts";
 import { devTools } from "../../../src/tools/dev.ts";
 import { runTool } from "../../../src/tools/run.ts";
@@ -32,20 +31,15 @@ export async function waitFor<T>(what: string, check: () => T | undefined | Prom
   }
 }
 
-/** Live processes whose working directory is inside `root` (what a blog copy's server runs as). */
+/** Live processes whose working directory is inside `root` (what a blog copy's server runs as), asked of the process backend. */
 export function processesUnder(root: string): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const cwd = readlinkSync(`/proc/${name}/cwd`);
-      const stat = readProcStat(Number(name));
-      if ((cwd === root || cwd.startsWith(`${root}/`)) && stat && stat.state !== "Z") pids.push(Number(name));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return pids;
+  const cwds = workingDirectories();
+  return listProcesses()
+    .filter((stat) => {
+      const cwd = cwds.get(stat.pid);
+      return isLive(stat) && cwd !== undefined && (cwd === root || cwd.startsWith(`${root}/`));
+    })
+    .map((stat) => stat.pid);
 }
 
 /**
