@@ -8,7 +8,7 @@ import type { AcceptedFinding, Finding } from "./findings.ts";
 /** Build notices that Astro and Starlight print on every healthy site. */
 const BENIGN_NOTICES: { pattern: RegExp; starlightOnly?: boolean }[] = [
   // Astro marks its content modules with this directive on purpose; Rolldown notices it.
-  { pattern: /MODULE_LEVEL_DIRECTIVE|module level directive "use astro:head-inject"/ },
+  { pattern: /module level directive "use astro:head-inject"/i },
   // Starlight looks for an optional i18n collection of UI strings.
   { pattern: /The collection "i18n" does not exist or is empty/, starlightOnly: true },
   // Starlight looks for an optional docs entry that would replace its 404 page.

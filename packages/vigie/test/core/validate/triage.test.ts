@@ -12,6 +12,7 @@ describe("triage", () => {
     const directive =
       '[MODULE_LEVEL_DIRECTIVE] The semantics of the module level directive "use astro:head-inject" in "src/content/docs/a.mdx?astroPropagatedAssets" may not be preserved when bundling.';
     assert.equal(isBenignNotice(directive, plain), true);
+    assert.equal(isBenignNotice('[MODULE_LEVEL_DIRECTIVE] module level directive "use client" in "src/x.tsx"', plain), false);
     const i18n = 'The collection "i18n" does not exist or is empty. Please check your content config file for errors.';
     assert.equal(isBenignNotice(i18n, starlight), true);
     assert.equal(isBenignNotice(i18n, plain), false);
