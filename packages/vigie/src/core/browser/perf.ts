@@ -30,15 +30,29 @@ export interface PerfResult {
   verdict: "pass" | "over_budget";
 }
 
+// CLS as currently defined (web.dev/articles/cls): layout shifts without recent input are grouped
+// in session windows, a window ending after 1 s without a shift or 5 s after its first one;
+// CLS is the largest window's sum, not the sum of every shift.
 const OBSERVE = `(() => {
   const state = { lcp: 0, cls: 0 };
+  const session = { value: 0, first: 0, last: 0 };
   Object.defineProperty(window, "__vigiePerf", { value: state });
   try {
     new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) state.lcp = entry.renderTime || entry.loadTime || entry.startTime;
     }).observe({ type: "largest-contentful-paint", buffered: true });
     new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) if (!entry.hadRecentInput) state.cls += entry.value;
+      for (const entry of list.getEntries()) {
+        if (entry.hadRecentInput) continue;
+        if (session.value > 0 && entry.startTime - session.last < 1000 && entry.startTime - session.first < 5000) {
+          session.value += entry.value;
+        } else {
+          session.value = entry.value;
+          session.first = entry.startTime;
+        }
+        session.last = entry.startTime;
+        state.cls = Math.max(state.cls, session.value);
+      }
     }).observe({ type: "layout-shift", buffered: true });
   } catch {}
 })();`;
