@@ -24,7 +24,7 @@ export function validatorAgent(prefix: string, site: SiteSummary): string {
     ...site.criticalRoutes.map(code),
     `a path that does not exist (${code(missing)}: it must answer 404, not 200 or 500)`,
   ]);
-  const translation = several ? " or a missing translation" : "";
+  const translation = several ? "a missing translation" : "";
   return `---
 description: >-
   Checks the whole site the way a reader gets it (content lint, production build, astro check,
@@ -103,7 +103,7 @@ of findings as you go.
   \`critical\`; a dev server that does not start.
 - **WARN** when nothing is broken but a budget or a minor rule is exceeded: a perf metric over
   its budget on the preview; a \`moderate\` or \`minor\` accessibility violation; an \`astro check\`
-  error or warning; a build warning; a lint problem that does not break a page${translation ? ` (e.g.${translation})` : ""}.
+  error or warning; a build warning; a lint problem that does not break a page${translation ? ` (e.g. ${translation})` : ""}.
 - **PASS** otherwise, with no finding.
 
 The verdict is the worst of the findings. A check that could not run (a tool error that is not

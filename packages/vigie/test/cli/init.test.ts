@@ -1,0 +1,154 @@
+// `vigie init` and `vigie doctor` on small Astro projects made in a temporary folder (no
+// install: the files they write and read), and the tool names under another prefix.
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, describe, test } from "node:test";
+import { doctor } from "../../src/cli/doctor.ts";
+import { init } from "../../src/cli/init.ts";
+import { projectAt } from "../../src/core/project.ts";
+import { mcpTools } from "../../src/faces/mcp.ts";
+import { findTool } from "../../src/tools/registry.ts";
+import { prefixOf, renameTools, runTool } from "../../src/tools/run.ts";
+
+const folders: string[] = [];
+after(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+
+function site(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), "vigie-init-"));
+  folders.push(root);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+const BILINGUAL = {
+  "package.json": JSON.stringify({ name: "x", dependencies: { astro: "^7.3.5" } }),
+  "astro.config.mjs": `export default { i18n: { locales: ["de", "en"], defaultLocale: "de" } };`,
+  "src/content.config.ts": `import { defineCollection } from "astro:content";
+import { glob } from "astro/loaders";
+const posts = defineCollection({ loader: glob({ pattern: "**/*.md", base: "./src/posts" }) });
+export const collections = { posts };`,
+  "src/posts/de/a.md": "---\ntitle: A\n---\n",
+  "src/posts/en/a.md": "---\ntitle: A\n---\n",
+};
+
+const outcomes = (result: ReturnType<typeof init>) => Object.fromEntries(result.files.map((file) => [file.path, file.outcome]));
+
+describe("vigie init", () => {
+  test("writes the tool files, the agent for this site, the config and .gitignore; a second run changes nothing", () => {
+    const root = site({ ...BILINGUAL, ".gitignore": "node_modules/\n" });
+    const project = projectAt(root);
+    const first = init(project, { prefix: "docs" });
+    assert.deepEqual(outcomes(first), {
+      ".opencode/tools/docs_dev.ts": "created",
+      ".opencode/tools/docs_build.ts": "created",
+      ".opencode/tools/docs_browser.ts": "created",
+      ".opencode/agents/docs-validator.md": "created",
+      "vigie.config.json": "created",
+      ".gitignore": "updated",
+    });
+    const dev = readFileSync(join(root, ".opencode/tools/docs_dev.ts"), "utf8");
+    assert.match(dev, /import \{ openCodeTools \} from "vigie\/opencode";/);
+    assert.match(dev, /export const \{ start, stop, status, logs, http_get \} = openCodeTools\("dev", \{ prefix: "docs" \}\);/);
+    const agent = readFileSync(join(root, ".opencode/agents/docs-validator.md"), "utf8");
+    assert.match(agent, /"docs_\*": true/);
+    assert.match(agent, /`de` and `en`, `de` by default/);
+    assert.match(agent, /`posts` \(`src\/posts\/`, 2 entries\)/);
+    assert.match(agent, /`docs_dev_http_get` on `\/`, `\/en\/`/);
+    assert.doesNotMatch(agent, /blog_/);
+    const config = JSON.parse(readFileSync(join(root, "vigie.config.json"), "utf8")) as { prefix: string; criticalRoutes: string[] };
+    assert.deepEqual(config, { prefix: "docs", criticalRoutes: ["/", "/en/"] });
+    const gitignore = readFileSync(join(root, ".gitignore"), "utf8");
+    assert.match(gitignore, /^node_modules\/\n/);
+    assert.match(gitignore, /^\.opencode\/reports\/$/m);
+
+    const second = init(project, { prefix: "docs" });
+    assert.ok(
+      second.files.every((file) => file.outcome === "unchanged"),
+      JSON.stringify(second.files),
+    );
+  });
+
+  test("a file the user changed is kept without --force and overwritten with it; a file vigie wrote is updated", () => {
+    const root = site(BILINGUAL);
+    const project = projectAt(root);
+    init(project);
+    const path = join(root, ".opencode/tools/blog_build.ts");
+    writeFileSync(path, "// mine\n");
+    const kept = init(project).files.find((file) => file.path === ".opencode/tools/blog_build.ts");
+    assert.equal(kept?.outcome, "kept");
+    assert.match(kept?.note ?? "", /--force/);
+    assert.equal(readFileSync(path, "utf8"), "// mine\n");
+    assert.equal(outcomes(init(project, { force: true }))[".opencode/tools/blog_build.ts"], "overwritten");
+    assert.match(readFileSync(path, "utf8"), /openCodeTools\("build"/);
+
+    // A file vigie wrote (its hash is recorded) and the user did not touch is rewritten when the template changes.
+    const agent = join(root, ".opencode/agents/blog-validator.md");
+    const record = join(root, ".opencode/vigie-init.json");
+    writeFileSync(agent, "old template\n");
+    const hashes = JSON.parse(readFileSync(record, "utf8")) as { files: Record<string, string> };
+    hashes.files[".opencode/agents/blog-validator.md"] = createHash("sha256").update("old template\n").digest("hex");
+    writeFileSync(record, JSON.stringify(hashes));
+    assert.equal(outcomes(init(project))[".opencode/agents/blog-validator.md"], "updated");
+    assert.match(readFileSync(agent, "utf8"), /blog_dev_status/);
+  });
+
+  test("--mcp merges the vigie server into the client's file, keeping the other servers", () => {
+    const other = { command: "other-server", args: ["--x"] };
+    const root = site({ ...BILINGUAL, ".mcp.json": JSON.stringify({ mcpServers: { other } }) });
+    const project = projectAt(root);
+    assert.equal(outcomes(init(project, { mcp: "claude" }))[".mcp.json"], "updated");
+    const config = JSON.parse(readFileSync(join(root, ".mcp.json"), "utf8")) as { mcpServers: Record<string, unknown> };
+    assert.deepEqual(config.mcpServers, { other, vigie: { command: "npx", args: ["vigie", "mcp"] } });
+    assert.equal(outcomes(init(project, { mcp: "claude" }))[".mcp.json"], "unchanged");
+    assert.equal(outcomes(init(project, { mcp: "cursor" }))[join(".cursor", "mcp.json")], "created");
+    assert.ok(existsSync(join(root, ".cursor", "mcp.json")));
+  });
+
+  test("a prefix that is not a lower-case word is refused, naming what is accepted", () => {
+    const root = site(BILINGUAL);
+    assert.throws(() => init(projectAt(root), { prefix: "My-Tools" }), /lower-case word/);
+  });
+});
+
+describe("tool names under the project's prefix", () => {
+  test("the MCP list, the descriptions and every answer use the prefix; the config gives it", async () => {
+    const root = site({ ...BILINGUAL, "vigie.config.json": JSON.stringify({ prefix: "docs" }) });
+    const project = projectAt(root);
+    assert.equal(prefixOf(project), "docs");
+    assert.equal(prefixOf(projectAt(site(BILINGUAL))), "blog");
+    const names = mcpTools("docs").map((tool) => tool.name);
+    assert.ok(names.includes("docs_dev_start") && !names.some((name) => name.startsWith("blog_")));
+    assert.doesNotMatch(JSON.stringify(mcpTools("docs")), /blog_(dev|build|browser)_/);
+
+    const status = findTool("blog_dev_status");
+    assert.ok(status);
+    const answer = await runTool(status, {}, { project, prefix: "docs" });
+    assert.match(String(answer.hint), /docs_dev_start/);
+    const bad = await runTool(status, { nope: 1 }, { project, prefix: "docs" });
+    assert.match(String(bad.error), /^docs_dev_status: unknown argument "nope"/);
+    assert.deepEqual(renameTools({ a: ["call blog_build_lint"] }, "docs"), { a: ["call docs_build_lint"] });
+    assert.equal(renameTools("myblog_dev_start stays", "docs"), "myblog_dev_start stays");
+  });
+});
+
+describe("vigie doctor", () => {
+  test("names what it found and what to do for what is missing", () => {
+    const report = doctor(projectAt(site({ "package.json": JSON.stringify({ name: "x", dependencies: { astro: "^7.3.5" } }) })));
+    const item = (name: string) => report.items.find((entry) => entry.name === name);
+    assert.equal(item("Node")?.status, "ok");
+    assert.equal(item("Astro")?.status, "missing");
+    assert.match(item("Astro")?.fix ?? "", /npm install/);
+    assert.equal(report.ok, false);
+    assert.match(item("Locales")?.found ?? "", /one language/);
+    assert.match(item("Content")?.found ?? "", /no content collection/);
+    assert.ok(item("OpenCode"));
+  });
+});
