@@ -1,0 +1,66 @@
+// The core knows nothing of its faces: no file under src/core/ imports from src/tools/,
+// src/faces/ or src/cli/, from the package itself (`vigie`, `vigie/*`: those are the faces),
+// nor from @opencode-ai/* or @modelcontextprotocol/*. Import specifiers are read with
+// TypeScript's own pre-processor (static imports and exports, `import type`, `import()`,
+// `require`), relative ones resolved against the importing file.
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { describe, test } from "node:test";
+import ts from "typescript";
+
+const SRC = resolve(import.meta.dirname, "..", "..", "src");
+const CORE = join(SRC, "core");
+const FACES = ["tools", "faces", "cli"].map((folder) => join(SRC, folder));
+const FORBIDDEN_PACKAGES = [/^@opencode-ai\//, /^@modelcontextprotocol\//, /^vigie(\/|$)/];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && /\.(c|m)?[jt]sx?$/.test(entry.name))
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
+
+/** What `file` (with `source` as its text) imports that the core must not: "specifier (why)". */
+function violations(file: string, source: string): string[] {
+  const found: string[] = [];
+  for (const { fileName: specifier } of ts.preProcessFile(source, true, true).importedFiles) {
+    if (specifier.startsWith(".")) {
+      const target = resolve(dirname(file), specifier);
+      const face = FACES.find((folder) => target === folder || target.startsWith(`${folder}${sep}`));
+      if (face) found.push(`${specifier} (in src/${relative(SRC, face)}/)`);
+    } else if (FORBIDDEN_PACKAGES.some((pattern) => pattern.test(specifier))) found.push(`${specifier} (a face's package)`);
+  }
+  return found;
+}
+
+describe("core boundary", () => {
+  test("the checker sees every form of import", () => {
+    const file = join(CORE, "browser", "example.ts");
+    const source = [
+      'import { registry } from "../../tools/registry.ts";',
+      'import type { Tool } from "@opencode-ai/plugin";',
+      'export { Server } from "@modelcontextprotocol/sdk/server/index.js";',
+      'const mcp = await import("../../faces/mcp.ts");',
+      'import "../../cli/main.ts";',
+      'import { clip } from "../answer.ts";',
+      'import { chromium } from "playwright-core";',
+      'import { x } from "vigie/opencode";',
+    ].join("\n");
+    assert.deepEqual(violations(file, source), [
+      "../../tools/registry.ts (in src/tools/)",
+      "@opencode-ai/plugin (a face's package)",
+      "@modelcontextprotocol/sdk/server/index.js (a face's package)",
+      "../../faces/mcp.ts (in src/faces/)",
+      "../../cli/main.ts (in src/cli/)",
+      "vigie/opencode (a face's package)",
+    ]);
+  });
+
+  test("no file under src/core/ imports from tools/, faces/, cli/, OpenCode's or MCP's packages", () => {
+    const files = sourceFiles(CORE);
+    assert.ok(files.length > 20, `core files found: ${files.length}`);
+    const found = files.flatMap((file) => violations(file, readFileSync(file, "utf8")).map((what) => `${relative(SRC, file)}: ${what}`));
+    assert.deepEqual(found, [], `the core imports from a face:\n${found.join("\n")}`);
+  });
+});
