@@ -34,9 +34,9 @@ describe("the tool list as MCP sends it", () => {
     client = new Client({ name: "vigie-snapshot", version: "0.0.0" });
     await client.connect(transport);
     const deliver = transport.onmessage;
-    transport.onmessage = (message, extra) => {
-      received.push(message);
-      deliver?.(message, extra);
+    transport.onmessage = (...args: Parameters<NonNullable<typeof deliver>>) => {
+      received.push(args[0]);
+      deliver?.(...args);
     };
   });
 
