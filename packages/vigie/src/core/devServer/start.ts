@@ -2,11 +2,11 @@
 // waited for (so any process can find and stop it), answered with the port it really took.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { closeSync, existsSync, rmSync } from "node:fs";
+import { closeSync, existsSync, linkSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { clip, VigieError } from "../answer.ts";
 import { type Project, relativePath } from "../project.ts";
-import { removeAstroLocks } from "./astroLock.ts";
+import { type AstroServer, astroLogPath, findAstroServer, removeAstroLocks } from "./astroLock.ts";
 import { withLock } from "./lock.ts";
 import { logTail, openFreshLog } from "./log.ts";
 import { describeHolder, isPortFree, portHolder } from "./ports.ts";
@@ -61,6 +61,9 @@ export async function startDevServer(project: Project, options: StartOptions = {
   return withLock(project, "dev-server", { waitMs: timeoutMs + 30_000 }, async () => {
     const state = inspect(project);
     if (state.kind === "running") return alreadyRunning(project, state.record, options, mode, timeoutMs);
+    // A server Astro started (`astro dev` in a terminal, `--background`, or by itself for an agent).
+    const astro = findAstroServer(project);
+    if (astro.kind === "live") return astroAlreadyRunning(astro.server, options, mode);
     // A crash record, a stale pid file: start afresh (the old log is replaced below).
     if (state.kind !== "none") clearRecord(project);
 
@@ -161,6 +164,41 @@ async function alreadyRunning(
   return answer;
 }
 
+function astroAlreadyRunning(server: AstroServer, options: StartOptions, mode: DevMode): StartAnswer {
+  const answer: StartAnswer = {
+    status: "already_running",
+    pid: server.pid,
+    port: server.port,
+    url: server.url,
+    mode: server.mode,
+    startedBy: server.background ? "astro (background)" : "astro",
+  };
+  if (server.startedAt !== undefined) answer.uptimeS = Math.round((Date.now() - server.startedAt) / 1000);
+  const differences: string[] = [];
+  if (options.port !== undefined && options.port !== server.port) differences.push(`port ${options.port}`);
+  if (mode !== server.mode) differences.push(`mode "${mode}"`);
+  answer.hint =
+    differences.length > 0
+      ? `A server started outside vigie runs and was kept; for ${differences.join(" and ")}, call blog_dev_stop (it stops it), then blog_dev_start.`
+      : "A server started outside vigie (astro dev) runs: the other tools use it; blog_dev_stop stops it.";
+  return answer;
+}
+
+/**
+ * `astro dev logs` reads .astro/dev.log: make it the same file as our log (a hard link),
+ * so that an agent's shell sees vigie's server there too. Best effort.
+ */
+function shareLogWithAstro(project: Project, mode: DevMode): void {
+  const astroLog = astroLogPath(project, mode);
+  try {
+    mkdirSync(join(project.root, ".astro"), { recursive: true });
+    rmSync(astroLog, { force: true });
+    linkSync(files.log(project), astroLog);
+  } catch {
+    // another file system, or no right to write there: `astro dev logs` just has nothing
+  }
+}
+
 interface Launch {
   command: string[];
   mode: DevMode;
@@ -177,6 +215,7 @@ async function spawnAndWait(project: Project, launch: Launch): Promise<StartAnsw
   // Astro's own lock of a server that is gone (dead, or a zombie not yet reaped) would make it refuse to start.
   removeAstroLocks(project, (pid) => !isLive(readProcStat(pid)));
   const logFd = openFreshLog(project);
+  shareLogWithAstro(project, launch.mode);
   const spawnedAt = Date.now();
   let child: ReturnType<typeof spawn>;
   try {
@@ -190,6 +229,14 @@ async function spawnAndWait(project: Project, launch: Launch): Promise<StartAnsw
         NO_COLOR: "1",
         FORCE_COLOR: "0",
         ASTRO_TELEMETRY_DISABLED: "1",
+        // Under an agent's environment markers (OPENCODE, CLAUDECODE, CODEX_THREAD_ID...),
+        // Astro 7 backgrounds `astro dev` by itself: it spawns a detached server outside this
+        // group and exits 0. These variables are what Astro gives its own background child:
+        // the server then runs here, in our group, and still writes .astro/dev.json (marked
+        // "background"), so `astro dev status`, `logs` and `stop` see it. Removing the markers
+        // instead would mean keeping am-i-vibing's list of agents here.
+        ASTRO_DEV_BACKGROUND: "1",
+        ASTRO_PREVIEW_BACKGROUND: "1",
         VIGIE_DEV_EXIT_FILE: exitFile,
       },
     });
@@ -261,6 +308,20 @@ async function spawnAndWait(project: Project, launch: Launch): Promise<StartAnsw
   const command = clip(argv.join(" "), 160);
   if (outcome.kind === "exited") {
     const exit = readExit(project) ?? { exitCode: child.exitCode, signal: child.signalCode ?? undefined };
+    const adopted = exit.exitCode === 0 ? backgroundedByAstro(project, spawnedAt) : undefined;
+    if (adopted) {
+      clearRecord(project);
+      return {
+        status: "started",
+        pid: adopted.pid,
+        port: adopted.port,
+        url: adopted.url,
+        mode: adopted.mode,
+        startedBy: "astro (background)",
+        readyMs: Date.now() - spawnedAt,
+        note: "the dev command put the server in the background itself; it was found through .astro/dev.json, and blog_dev_stop stops it",
+      };
+    }
     await abandon(project, pid);
     return failed(
       `the dev server exited during start${exit.exitCode !== null ? ` with code ${exit.exitCode}` : ""}${exit.signal ? ` (${exit.signal})` : ""}`,
@@ -283,6 +344,16 @@ async function spawnAndWait(project: Project, launch: Launch): Promise<StartAnsw
       logTail: tail,
     },
   );
+}
+
+/**
+ * A dev command that exits 0 at once may have left its server in the background (a
+ * `astro dev --background` script): the live Astro server whose lock is newer than the spawn.
+ */
+function backgroundedByAstro(project: Project, spawnedAt: number): AstroServer | undefined {
+  const astro = findAstroServer(project);
+  if (astro.kind !== "live") return undefined;
+  return (astro.server.startedAt ?? 0) >= spawnedAt - 1000 ? astro.server : undefined;
 }
 
 /** Ends what is left of a server that did not start, and forgets it. */

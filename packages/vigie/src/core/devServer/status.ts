@@ -1,5 +1,6 @@
 // Is the server running, is it answering, and if it died, how.
 import type { Project } from "../project.ts";
+import { type AstroServer, findAstroServer } from "./astroLock.ts";
 import { logTail } from "./log.ts";
 import { isLive, readProcStat, requireProc } from "./proc.ts";
 import { getLocal, RequestTimeout } from "./request.ts";
@@ -14,11 +15,24 @@ export type StatusAnswer = { [key: string]: unknown; running: boolean };
 export async function devServerStatus(project: Project): Promise<StatusAnswer> {
   requireProc();
   const state = inspect(project);
+  if (state.kind !== "running") {
+    const astro = findAstroServer(project);
+    if (astro.kind === "live") return astroStatus(astro.server);
+  }
   if (state.kind === "none") return { running: false, hint: "No dev server recorded; blog_dev_start starts one." };
   if (state.kind === "stale")
     return { running: false, stale: state.reason, hint: "blog_dev_start cleans this state and starts the server." };
   if (state.kind === "exited") {
     const { record, exit } = state;
+    if (exit?.signal && OUTSIDE_SIGNALS.has(exit.signal)) {
+      return {
+        running: false,
+        pid: record.pid,
+        port: record.port,
+        stopped: `from outside, by ${exit.signal} (astro dev stop, or another program), not a crash`,
+        hint: "blog_dev_start starts it again.",
+      };
+    }
     return {
       running: false,
       pid: record.pid,
@@ -46,8 +60,32 @@ export async function devServerStatus(project: Project): Promise<StatusAnswer> {
   answer.url = record.url;
   if (!isLive(readProcStat(record.pid)))
     answer.note = "the supervisor is gone but the server's processes still run; blog_dev_stop ends them";
+  return probe(answer, record.port);
+}
+
+/** Signals that mean someone stopped the server, not that it failed. */
+const OUTSIDE_SIGNALS = new Set(["SIGTERM", "SIGINT", "SIGHUP", "SIGKILL"]);
+
+/** A server Astro started (found through its lock): running, with who started it. */
+function astroStatus(server: AstroServer): Promise<StatusAnswer> {
+  const answer: StatusAnswer = {
+    running: true,
+    pid: server.pid,
+    mode: server.mode,
+    startedBy: server.background ? "astro (background)" : "astro",
+  };
+  if (server.startedAt !== undefined) answer.uptimeS = Math.round((Date.now() - server.startedAt) / 1000);
+  if (server.port === undefined)
+    return Promise.resolve({ ...answer, healthy: false, hint: "Astro's lock names no port; run `astro dev status`." });
+  answer.port = server.port;
+  answer.url = server.url;
+  return probe(answer, server.port);
+}
+
+/** Adds `healthy` from an HTTP answer on `/`. */
+async function probe(answer: StatusAnswer, port: number): Promise<StatusAnswer> {
   try {
-    const response = await getLocal(record.port, "/", { timeoutMs: PROBE_TIMEOUT_MS, headersOnly: true });
+    const response = await getLocal(port, "/", { timeoutMs: PROBE_TIMEOUT_MS, headersOnly: true });
     answer.healthy = response.status < 500;
     if (response.status >= 400) {
       answer.httpStatus = response.status;
@@ -58,18 +96,21 @@ export async function devServerStatus(project: Project): Promise<StatusAnswer> {
     answer.hint =
       error instanceof RequestTimeout
         ? `GET / did not answer within ${PROBE_TIMEOUT_MS} ms: the first request after a start compiles the page; retry in a few seconds.`
-        : `Nothing answers on port ${record.port} although the processes run: blog_dev_logs, then blog_dev_stop and blog_dev_start.`;
+        : `Nothing answers on port ${port} although the processes run: blog_dev_logs, then blog_dev_stop and blog_dev_start.`;
   }
   return answer;
 }
 
 /**
- * The port of this project's running dev server, for other tools (browser checks).
- * Undefined when no server of ours runs.
+ * The port of this project's running dev server, for other tools (browser checks): ours,
+ * else one Astro started (its lock). Undefined when none runs.
  */
 export function readDevPort(project: Project): number | undefined {
   const state = inspect(project);
-  if (state.kind !== "running") return undefined;
+  if (state.kind !== "running") {
+    const astro = findAstroServer(project);
+    return astro.kind === "live" ? astro.server.port : undefined;
+  }
   const fromFile = Number(readText(files.port(project))?.trim());
   return Number.isInteger(fromFile) && fromFile > 0 ? fromFile : state.record.port;
 }

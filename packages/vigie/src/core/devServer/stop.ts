@@ -1,14 +1,15 @@
 // Stopping: TERM to the whole process group (npm → sh → node astro → workers), KILL
 // after a grace period, then check that no process of the group remains and the port is
 // free. Killing the npm pid alone leaves Astro running and the port answering.
+import { rmSync, statSync } from "node:fs";
 import { VigieError } from "../answer.ts";
 import type { Project } from "../project.ts";
-import { removeAstroLocks } from "./astroLock.ts";
+import { type AstroServer, astroLogPath, findAstroServer, isSameAstroServer, removeAstroLocks } from "./astroLock.ts";
 import { withLock } from "./lock.ts";
 import { logTail } from "./log.ts";
 import { describeHolder, listeningInodes, portHolder } from "./ports.ts";
-import { groupMembers, requireProc } from "./proc.ts";
-import { clearRecord, inspect } from "./state.ts";
+import { groupMembers, isLive, readProcStat, requireProc } from "./proc.ts";
+import { clearRecord, files, inspect } from "./state.ts";
 
 const POLL_MS = 25;
 export const DEFAULT_GRACE_MS = 5000;
@@ -73,6 +74,52 @@ export async function endServer(project: Project, pgid: number, graceMs: number)
   const members = new Set(groupMembers(pgid));
   const end = await endGroup(pgid, graceMs);
   removeAstroLocks(project, (pid) => members.has(pid));
+  unshareLog(project);
+  return end;
+}
+
+/** Undoes the hard link start made from .astro/<mode>.log to our log, so Astro's next background log starts a file of its own. */
+function unshareLog(project: Project): void {
+  for (const mode of ["dev", "preview"] as const) {
+    const path = astroLogPath(project, mode);
+    try {
+      if (statSync(path).ino === statSync(files.log(project)).ino) rmSync(path, { force: true });
+    } catch {
+      // no such link
+    }
+  }
+}
+
+async function waitPidGone(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (!isLive(readProcStat(pid))) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(POLL_MS);
+  }
+}
+
+/**
+ * Stops a server Astro started, as `astro dev stop` would: TERM, KILL after the grace
+ * period, then its lock removed. When it leads its own process group (`--background`), the
+ * whole group goes; in a terminal's group, only the server (its npm parent then exits).
+ */
+async function endAstroServer(server: AstroServer, graceMs: number): Promise<GroupEnd> {
+  let end: GroupEnd = { forced: false };
+  if (isSameAstroServer(server)) {
+    if (server.pgid === server.pid) end = await endGroup(server.pgid, graceMs);
+    else {
+      process.kill(server.pid, "SIGTERM");
+      if (!(await waitPidGone(server.pid, graceMs))) {
+        if (isSameAstroServer(server)) process.kill(server.pid, "SIGKILL");
+        end = { forced: true };
+        if (!(await waitPidGone(server.pid, AFTER_KILL_MS))) {
+          throw new VigieError(`the astro server (pid ${server.pid}) survived SIGKILL`, "Wait a few seconds and call blog_dev_stop again.");
+        }
+      }
+    }
+  }
+  rmSync(server.lockPath, { force: true });
   return end;
 }
 
@@ -98,6 +145,13 @@ export async function stopDevServer(project: Project, options: StopOptions = {})
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   return withLock(project, "dev-server", { waitMs: 60_000 + graceMs }, async () => {
     const state = inspect(project);
+    if (state.kind !== "running") {
+      const astro = findAstroServer(project);
+      if (astro.kind === "live") {
+        if (state.kind !== "none") clearRecord(project);
+        return stopAstroServer(astro.server, graceMs);
+      }
+    }
     if (state.kind === "none") {
       return { stopped: false, reason: "no dev server is recorded for this project", hint: "Nothing to stop; blog_dev_start starts one." };
     }
@@ -112,6 +166,13 @@ export async function stopDevServer(project: Project, options: StopOptions = {})
     if (state.kind === "exited") {
       const { record, exit } = state;
       clearRecord(project);
+      if (exit?.signal && ["SIGTERM", "SIGINT", "SIGHUP", "SIGKILL"].includes(exit.signal)) {
+        return {
+          stopped: false,
+          reason: `the server (pid ${record.pid}) had already been stopped from outside, by ${exit.signal}`,
+          hint: "Nothing to stop; blog_dev_start starts it again.",
+        };
+      }
       return {
         stopped: false,
         reason: `the server (pid ${record.pid}) had already exited${exit ? ` with code ${exit.exitCode}${exit.signal ? ` (${exit.signal})` : ""}` : ""}`,
@@ -133,4 +194,24 @@ export async function stopDevServer(project: Project, options: StopOptions = {})
     }
     return answer;
   });
+}
+
+async function stopAstroServer(server: AstroServer, graceMs: number): Promise<StopAnswer> {
+  const started = Date.now();
+  const { forced } = await endAstroServer(server, graceMs);
+  const portFree = server.port === undefined ? true : await waitPortClosed(server.port);
+  const answer: StopAnswer = {
+    stopped: true,
+    pid: server.pid,
+    port: server.port,
+    startedBy: server.background ? "astro (background)" : "astro",
+    ms: Date.now() - started,
+    note: `a server started outside vigie, stopped as \`astro ${server.mode} stop\` would; its lock .astro/${server.mode}.json was removed`,
+  };
+  if (forced) answer.forced = `SIGKILL after ${graceMs} ms of SIGTERM`;
+  if (!portFree && server.port !== undefined) {
+    answer.portFree = false;
+    answer.hint = `Port ${server.port} is still held by ${describeHolder(portHolder(server.port))}.`;
+  }
+  return answer;
 }
