@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -202,6 +203,20 @@ describe("vigie mcp", () => {
     // The full findings are in a report: the result links it.
     const link = (result as CallToolResult).content.find((item) => item.type === "resource_link");
     if (answer.report) assert.match(String(link && "uri" in link ? link.uri : ""), /^file:\/\/.*\.json$/);
+  });
+
+  test("a file the answer names comes as a resource_link beside the text", async () => {
+    assert.ok(mcp);
+    const result = (await mcp.client.callTool({
+      name: "blog_browser_screenshot",
+      arguments: { path: "/a/", port: pages.port },
+    })) as CallToolResult;
+    const answer = answerOf(result);
+    assert.equal(typeof answer.file, "string", JSON.stringify(answer));
+    const link = result.content.find((item) => item.type === "resource_link");
+    assert.ok(link && link.type === "resource_link", JSON.stringify(result.content));
+    assert.equal(link.uri, pathToFileURL(join(copy.root, String(answer.file))).href);
+    assert.equal(link.mimeType, "image/png");
   });
 
   test("progress notifications reach a client that asks for them", async () => {
