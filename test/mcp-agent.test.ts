@@ -110,7 +110,8 @@ describe("vigie mcp as Claude Code runs it (CLAUDECODE=1)", () => {
   });
 
   test("start, js_errors on /, stop", async () => {
-    const start = await call("blog_dev_start");
+    // A longer readiness wait than the default 30 s: a busy 2-core machine, as the tool's own hint advises.
+    const start = await call("blog_dev_start", { timeoutMs: 120_000 });
     assert.equal(start.status, "started", JSON.stringify(start));
     assert.equal(typeof start.port, "number", JSON.stringify(start));
     port = start.port as number;

@@ -120,7 +120,8 @@ function validatorScript(observed: Observed) {
     }
 
     if (results.length === 0) return { tool: "blog_dev_status" };
-    if (!done.includes("blog_dev_start") && !reused) return { tool: "blog_dev_start" };
+    // A longer readiness wait than the default 30 s: a busy 2-core machine, as the tool's own hint advises.
+    if (!done.includes("blog_dev_start") && !reused) return { tool: "blog_dev_start", args: { timeoutMs: 120_000 } };
     if (!done.includes("blog_build_lint")) return { tool: "blog_build_lint" };
     if (serverUp) {
       const gets = results.filter((result) => result.tool === "blog_dev_http_get").map((result) => result.args.path);
@@ -194,10 +195,13 @@ describe("the blog-validator agent driven through the real OpenCode", () => {
     assert.ok(lastRequest, `the model got no request with tools: ${model.requests.length} requests\n${opencode.output().slice(-2000)}`);
     const results = toolResults(lastRequest);
     console.log(`turn: ${turnMs} ms, ${withTools.length} model turns, ${results.length} tool calls`);
-    // A tool's time as the model sees it: from its call to the next request (OpenCode's overhead included).
+    // A tool's time as the model sees it: from its call to the next request (OpenCode's overhead included,
+    // the test's own checks between turns left out).
     for (const [index, result] of results.entries()) {
-      const ms = (model.turnTimes[index + 1] ?? Date.now()) - (model.turnTimes[index] ?? started);
-      console.log(`  ${result.tool} ${JSON.stringify(result.args)}: ${Buffer.byteLength(result.content)} bytes, ${ms} ms`);
+      const ms = (model.turnTimes[index + 1]?.received ?? Date.now()) - (model.turnTimes[index]?.decided ?? started);
+      console.log(
+        `  ${result.tool} ${JSON.stringify(result.args)}: ${Buffer.byteLength(result.content)} bytes, ${ms} ms: ${result.content.slice(0, 200)}`,
+      );
     }
     console.log(`agent markers in the dev server's environment: ${observed.serverMarkers || "(none)"}`);
     const report = results.map((result) => `${result.tool} ${JSON.stringify(result.args)} -> ${result.content.slice(0, 400)}`).join("\n");

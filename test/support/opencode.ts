@@ -2,7 +2,7 @@
 // loopback port, with its home and XDG folders in a temporary directory; and a scripted
 // model: a loopback server that speaks OpenAI chat completions, so OpenCode runs real tool
 // calls without any real model.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -38,8 +38,12 @@ export function markPluginInstalled(configDir: string): void {
  * as they are, and the tool files with their imports of the vigie sources made absolute
  * (a relative `../../packages/vigie/...` would point nowhere from the copy; a package
  * import such as `vigie/opencode` resolves from the copy as it is and is kept).
+ * The copy becomes a git repository of its own: OpenCode loads every `.opencode/` from its
+ * directory up to the git worktree's root, so inside the repository's worktree it would
+ * also load the repository's agents and tool files, which then win over the copy's.
  */
 export function copyOpenCodeSetup(root: string): void {
+  execFileSync("git", ["init", "--quiet", root], { stdio: "ignore", timeout: 30_000 });
   const from = join(BLOG_ROOT, ".opencode");
   const to = join(root, ".opencode");
   mkdirSync(join(to, "tools"), { recursive: true });
@@ -182,8 +186,8 @@ export interface ScriptedModel {
   requests: ModelRequest[];
   /** The steps the script took, one per model turn that offered tools, in order. */
   turns: ScriptStep[];
-  /** When each of those turns' requests arrived (ms since the epoch). */
-  turnTimes: number[];
+  /** When each of those turns' requests arrived, and when the script had decided (ms since the epoch). */
+  turnTimes: { received: number; decided: number }[];
   /** Errors the script threw (the model then answered with their text). */
   errors: Error[];
   close(): Promise<void>;
@@ -238,7 +242,7 @@ export function toolResults(request: ModelRequest): ToolResult[] {
 export async function startScriptedAgent(script: Script, title = "Scripted run"): Promise<ScriptedModel> {
   const requests: ModelRequest[] = [];
   const turns: ScriptStep[] = [];
-  const turnTimes: number[] = [];
+  const turnTimes: { received: number; decided: number }[] = [];
   const errors: Error[] = [];
   const decide = async (body: ModelRequest): Promise<ScriptStep> => {
     if (body.tools.length === 0) return { text: title };
@@ -251,7 +255,7 @@ export async function startScriptedAgent(script: Script, title = "Scripted run")
       step = { text: `The script failed: ${(error as Error).message}` };
     }
     turns.push(step);
-    turnTimes.push(at);
+    turnTimes.push({ received: at, decided: Date.now() });
     return step;
   };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
