@@ -1,11 +1,18 @@
 // The project as the real OpenCode loads it: opencode-ai's own binary (Bun inside) serving
 // the repository on loopback. It must list the fifteen blog_* tools and the blog-validator
 // agent, and, driven by a scripted model, run a tool file for real. Tool files that load in
-// Node but fail in OpenCode's Bun are the bug this catches.
+// Node but fail in OpenCode's Bun are the bug this catches. The blog_* definitions the model
+// is offered are compared with opencode-tools.snapshot.json beside this file: a run with
+// UPDATE_SNAPSHOTS=1 rewrites it (review its diff, then commit it).
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { BLOG_ROOT } from "../packages/vigie/test/support/blog.ts";
+import { matchSnapshot } from "../packages/vigie/test/support/snapshot.ts";
 import { type OpenCodeServer, type ScriptedModel, scriptedProvider, startOpenCode, startScriptedModel } from "./support/opencode.ts";
+
+/** The blog_* definitions as OpenCode sends them to a model; `UPDATE_SNAPSHOTS=1` rewrites it. */
+const SNAPSHOT = join(import.meta.dirname, "opencode-tools.snapshot.json");
 
 /** The tool contract of DESIGN.md. */
 const BLOG_TOOLS = [
@@ -117,6 +124,13 @@ describe("OpenCode loads the project", () => {
     const blogDefinitions = offered.tools.filter((entry) => entry.function.name.startsWith("blog_"));
     console.log(
       `the ${blogDefinitions.length} blog_* definitions as the model receives them: ${Buffer.byteLength(JSON.stringify(blogDefinitions))} bytes`,
+    );
+    // Each blog_* definition exactly as OpenCode sends it (name, description, JSON schema), by
+    // name (the order is OpenCode's loading order, not ours). A change to a tool's description
+    // or arguments shows here: rerun with UPDATE_SNAPSHOTS=1, review the diff, commit it.
+    matchSnapshot(
+      SNAPSHOT,
+      blogDefinitions.toSorted((a, b) => a.function.name.localeCompare(b.function.name)),
     );
 
     // The tool ran in OpenCode's process and its JSON answer came back whole.
