@@ -25,6 +25,10 @@ export function toText(report: ValidationReport): string {
       `  → ${finding.fix}`,
     );
   }
+  if (report.accepted?.length) {
+    lines.push("", `accepted in vigie.config.json (${report.accepted.length}, not counted):`);
+    for (const finding of report.accepted) lines.push(`  ${where(finding)} [${finding.tool}] ${finding.rule}: ${finding.reason}`);
+  }
   lines.push("", "steps:");
   for (const step of report.steps)
     lines.push(`  ${step.status.padEnd(7)} ${step.name.padEnd(16)} ${(step.ms / 1000).toFixed(1).padStart(5)} s  ${step.summary}`);
@@ -177,5 +181,7 @@ export function mergeReports(reports: ValidationReport[]): ValidationReport {
     pages: [...pages.values()].sort((a, b) => a.path.localeCompare(b.path)),
     perf: reports.flatMap((r) => r.perf),
     screenshots: reports.flatMap((r) => r.screenshots),
+    ...(first.site ? { site: first.site } : {}),
+    ...(reports.some((r) => r.accepted?.length) ? { accepted: reports.flatMap((r) => r.accepted ?? []) } : {}),
   };
 }

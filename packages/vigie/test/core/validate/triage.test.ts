@@ -1,7 +1,8 @@
 // What a finding means for the site: benign notices, a dependency's markup, accepted findings.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { Finding } from "../../../src/core/validate/findings.ts";
+import type { Finding, ValidationReport } from "../../../src/core/validate/findings.ts";
+import { mergeReports, toText } from "../../../src/core/validate/reports.ts";
 import { acceptanceOf, isBenignNotice, originOf, STARLIGHT_MARKUP, setAccepted } from "../../../src/core/validate/triage.ts";
 
 const starlight = { starlight: true };
@@ -83,5 +84,39 @@ describe("triage", () => {
         ["hreflang-alternate", "Starlight's 404 page is not indexed", false],
       ],
     );
+  });
+
+  test("the text report lists accepted findings apart with their reason; merging shards keeps them", () => {
+    const report: ValidationReport = {
+      verdict: "PASS",
+      project: "/p",
+      startedAt: "2026-12-02T00:00:00.000Z",
+      durationS: 1,
+      steps: [],
+      findings: [],
+      pages: [],
+      perf: [],
+      screenshots: [],
+      accepted: [
+        {
+          severity: "fail",
+          tool: "blog_browser_a11y",
+          rule: "label-content-name-mismatch",
+          page: "/",
+          message: "m",
+          fix: "f",
+          reason: "Starlight's search",
+        },
+      ],
+    };
+    const text = toText(report);
+    assert.match(text, /^PASS — no finding/);
+    assert.match(
+      text,
+      /accepted in vigie\.config\.json \(1, not counted\):\n {2}\/ \[blog_browser_a11y\] label-content-name-mismatch: Starlight's search/,
+    );
+    const merged = mergeReports([report, { ...report, accepted: [] }]);
+    assert.equal(merged.verdict, "PASS");
+    assert.equal(merged.accepted?.length, 1);
   });
 });
