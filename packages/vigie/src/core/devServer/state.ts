@@ -85,6 +85,14 @@ export interface ExitStatus {
 
 const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, number]) => [number, name]));
 
+/**
+ * Did the server end because someone asked it to (`astro dev stop`, Ctrl-C, a hang-up)?
+ * SIGKILL is not counted: it may be the kernel's out-of-memory killer, a crash to the user.
+ */
+export function endedByStopRequest(exit: ExitStatus | undefined): boolean {
+  return exit?.signal === "SIGTERM" || exit?.signal === "SIGINT" || exit?.signal === "SIGHUP";
+}
+
 /** The exit status the supervisor recorded, if it could. */
 export function readExit(project: Project): ExitStatus | undefined {
   const text = readText(files.exit(project))?.trim();

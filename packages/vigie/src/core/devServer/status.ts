@@ -4,7 +4,7 @@ import { type AstroServer, findAstroServer } from "./astroLock.ts";
 import { logTail } from "./log.ts";
 import { isLive, readProcStat, requireProc } from "./proc.ts";
 import { getLocal, RequestTimeout } from "./request.ts";
-import { files, inspect, readText } from "./state.ts";
+import { endedByStopRequest, files, inspect, readText } from "./state.ts";
 
 /** The health probe's timeout: short, so a status call stays quick. */
 export const PROBE_TIMEOUT_MS = 2000;
@@ -24,12 +24,12 @@ export async function devServerStatus(project: Project): Promise<StatusAnswer> {
     return { running: false, stale: state.reason, hint: "blog_dev_start cleans this state and starts the server." };
   if (state.kind === "exited") {
     const { record, exit } = state;
-    if (exit?.signal && OUTSIDE_SIGNALS.has(exit.signal)) {
+    if (endedByStopRequest(exit)) {
       return {
         running: false,
         pid: record.pid,
         port: record.port,
-        stopped: `from outside, by ${exit.signal} (astro dev stop, or another program), not a crash`,
+        stopped: `from outside, by ${exit?.signal} (astro dev stop, Ctrl-C or another program), not a crash`,
         hint: "blog_dev_start starts it again.",
       };
     }
@@ -62,9 +62,6 @@ export async function devServerStatus(project: Project): Promise<StatusAnswer> {
     answer.note = "the supervisor is gone but the server's processes still run; blog_dev_stop ends them";
   return probe(answer, record.port);
 }
-
-/** Signals that mean someone stopped the server, not that it failed. */
-const OUTSIDE_SIGNALS = new Set(["SIGTERM", "SIGINT", "SIGHUP", "SIGKILL"]);
 
 /** A server Astro started (found through its lock): running, with who started it. */
 function astroStatus(server: AstroServer): Promise<StatusAnswer> {

@@ -9,7 +9,7 @@ import { withLock } from "./lock.ts";
 import { logTail } from "./log.ts";
 import { describeHolder, listeningInodes, portHolder } from "./ports.ts";
 import { groupMembers, isLive, readProcStat, requireProc } from "./proc.ts";
-import { clearRecord, files, inspect } from "./state.ts";
+import { clearRecord, endedByStopRequest, files, inspect } from "./state.ts";
 
 const POLL_MS = 25;
 export const DEFAULT_GRACE_MS = 5000;
@@ -166,10 +166,10 @@ export async function stopDevServer(project: Project, options: StopOptions = {})
     if (state.kind === "exited") {
       const { record, exit } = state;
       clearRecord(project);
-      if (exit?.signal && ["SIGTERM", "SIGINT", "SIGHUP", "SIGKILL"].includes(exit.signal)) {
+      if (endedByStopRequest(exit)) {
         return {
           stopped: false,
-          reason: `the server (pid ${record.pid}) had already been stopped from outside, by ${exit.signal}`,
+          reason: `the server (pid ${record.pid}) had already been stopped from outside, by ${exit?.signal}`,
           hint: "Nothing to stop; blog_dev_start starts it again.",
         };
       }
