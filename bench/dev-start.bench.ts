@@ -6,6 +6,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startDevServer, stopDevServer } from "../packages/vigie/src/core/devServer/index.ts";
 import { readRange } from "../packages/vigie/src/core/devServer/log.ts";
+import { processBackend } from "../packages/vigie/src/core/devServer/proc.ts";
 import { getLocal } from "../packages/vigie/src/core/devServer/request.ts";
 import { freePort, killEverythingIn } from "../packages/vigie/test/core/devServer/helpers.ts";
 import { type BlogCopy, copyBlog } from "../packages/vigie/test/support/blog.ts";
@@ -84,7 +85,7 @@ export default async function (): Promise<string> {
   return [
     "## dev-start: how soon blog_dev_start returns once the server is up",
     "",
-    `${RUNS} starts of the blog's dev server (\`npm run dev\`, Astro) and ${RUNS} of a server that prints no ready line, one after the other in one process; the log and HTTP (a static file) watched every ${WATCH_MS} ms beside the call. Times from the start call; medians, then each run.`,
+    `${RUNS} starts of the blog's dev server (\`npm run dev\`, Astro) and ${RUNS} of a server that prints no ready line, one after the other in one process; the log and HTTP (a static file) watched every ${WATCH_MS} ms beside the call. Process backend: ${processBackend().name} (\`VIGIE_PROCESS_BACKEND=ps npm run bench dev-start\` times the one macOS uses). Times from the start call; medians, then each run.`,
     "",
     "| measure | median | runs |",
     "|---|---|---|",
