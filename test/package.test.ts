@@ -3,14 +3,15 @@
 // `mcp` (listed to the MCP SDK's own client) and the real OpenCode loading the tool files
 // that init wrote. Slow (npm install, a build and a crawl): about 5 minutes on 2 cores.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { BLOG_ROOT } from "../packages/vigie/test/support/blog.ts";
 import { startOpenCode } from "./support/opencode.ts";
-import { endAll, type InstalledSite, installSite, MINIMAL_SITE, packVigie } from "./support/site-install.ts";
+import { endAll, type InstalledSite, installSite, MINIMAL_SITE, packVigie, run } from "./support/site-install.ts";
 
 const TOOLS = [
   "blog_dev_start",
@@ -47,10 +48,12 @@ interface Report {
 describe("the vigie package, installed into a new Astro site", { timeout: 1_200_000 }, () => {
   const packDir = mkdtempSync(join(tmpdir(), "vigie-pack-"));
   let site: InstalledSite | undefined;
+  let tarball = "";
   let initMs = 0;
 
   before(async () => {
     const packed = await packVigie(packDir);
+    tarball = packed.tarball;
     console.log(`npm pack: ${(packed.bytes / 1024).toFixed(0)} kB tarball in ${(packed.ms / 1000).toFixed(1)} s`);
     site = await installSite(MINIMAL_SITE, packed.tarball);
     console.log(`npm install of the minimal site: ${(site.installMs / 1000).toFixed(1)} s`);
@@ -157,6 +160,52 @@ describe("the vigie package, installed into a new Astro site", { timeout: 1_200_
       assert.deepEqual(missing, [], `missing: ${missing.join(", ")}\n${opencode.output().slice(-3000)}`);
     } finally {
       await opencode.stop();
+    }
+  });
+
+  test("installed alone (an MCP or CLI user): no install script, no OpenCode plugin, clear errors", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "vigie-alone-"));
+    try {
+      writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "vigie-alone", private: true }));
+      const install = await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", tarball], {
+        cwd: dir,
+        timeoutMs: 600_000,
+      });
+      assert.equal(install.code, 0, install.stderr);
+      const modules = join(dir, "node_modules");
+      const manifests = readdirSync(modules).flatMap((name) =>
+        name.startsWith("@") ? readdirSync(join(modules, name)).map((inner) => join(name, inner)) : name.startsWith(".") ? [] : [name],
+      );
+      const withScripts = manifests.filter((name) => {
+        const manifest = JSON.parse(readFileSync(join(modules, name, "package.json"), "utf8")) as { scripts?: Record<string, string> };
+        return ["preinstall", "install", "postinstall"].some((script) => manifest.scripts?.[script]);
+      });
+      assert.deepEqual(withScripts, [], "no dependency has an install script");
+      assert.ok(!existsSync(join(modules, "@opencode-ai", "plugin")), "the optional peer is not installed");
+      const du = await run("du", ["-sk", "node_modules"], { cwd: dir, timeoutMs: 60_000 });
+      console.log(
+        `installed alone: ${manifests.length} packages, ${(Number.parseInt(du.stdout, 10) / 1024).toFixed(0)} MB in node_modules`,
+      );
+
+      const node = join(BLOG_ROOT, "node_modules", ".bin", "node");
+      const probe = `try { await import("vigie/opencode"); console.log("loaded") } catch (error) { console.log(error.message) }
+const core = await import("vigie"); const mcp = await import("vigie/mcp");
+console.log(typeof core.validate, typeof core.resolveProject, typeof mcp.serveMcp);`;
+      const imported = await run(node, ["--input-type=module", "-e", probe], { cwd: dir, timeoutMs: 60_000 });
+      assert.match(imported.stdout, /needs the package "@opencode-ai\/plugin".*npm install -D @opencode-ai\/plugin/);
+      assert.match(imported.stdout, /function function function/);
+
+      // The system Node of this machine is 20: the bin says which Node it needs (no project Node here).
+      const system = await run("/usr/bin/node", ["-p", "process.versions.node"], { cwd: dir, timeoutMs: 30_000 }).catch(() => undefined);
+      const [major = 99, minor = 0] = (system?.stdout.trim() ?? "99").split(".").map(Number);
+      if (system?.code === 0 && (major < 22 || (major === 22 && minor < 12))) {
+        const old = await run("/usr/bin/node", [join(modules, "vigie", "bin", "vigie.js"), "--version"], { cwd: dir, timeoutMs: 30_000 });
+        assert.equal(old.code, 2);
+        assert.match(old.stderr, /^vigie: needs Node 22\.12 or newer \(this is 2\d\.[\d.]+\)\./);
+        assert.doesNotMatch(old.stderr, /\n\s+at /, "no stack trace");
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
