@@ -27,9 +27,13 @@ const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.me
  */
 const OUTPUT_SCHEMA = { type: "object" } as const;
 
-/** MCP's defaults are the opposite of ours (destructive, not idempotent): say what differs. */
+/**
+ * MCP's defaults are the opposite of ours (not read-only, destructive, not idempotent): say
+ * what differs. The spec gives destructiveHint and idempotentHint a meaning only when
+ * readOnlyHint is false, so a check says readOnlyHint alone.
+ */
 function annotations(definition: ToolDefinition): Tool["annotations"] {
-  if (definition.readOnly) return definition.idempotent ? { readOnlyHint: true, idempotentHint: true } : { readOnlyHint: true };
+  if (definition.readOnly) return { readOnlyHint: true };
   return definition.idempotent ? { destructiveHint: false, idempotentHint: true } : { destructiveHint: false };
 }
 

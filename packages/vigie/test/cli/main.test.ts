@@ -97,7 +97,7 @@ describe("vigie (the command line)", () => {
     assert.match(option.stderr, /unknown option "--frobnicate"/);
   });
 
-  test("list: one line per tool; --json as MCP lists them, in about 9.5 KB", async () => {
+  test("list: one line per tool; --json as MCP lists them, in about 9.3 KB", async () => {
     const list = await run(["list"]);
     assert.equal(list.code, 0);
     for (const name of registry.map(toolName)) assert.match(list.stdout, new RegExp(`^${name} +\\S`, "m"));

@@ -142,7 +142,7 @@ describe("vigie mcp", () => {
     copy?.remove();
   });
 
-  test("lists every registry tool with its title, annotations and schemas, in about 9.5 KB", async () => {
+  test("lists every registry tool with its title, annotations and schemas, in about 9.3 KB", async () => {
     assert.ok(mcp);
     const listed = await mcp.client.listTools();
     assert.deepEqual(
@@ -159,7 +159,7 @@ describe("vigie mcp", () => {
       if (!hints.readOnlyHint) assert.equal(hints.destructiveHint, false, `${tool.name}: not destructive`);
     }
     const hints = (name: string) => listed.tools.find((tool) => tool.name === name)?.annotations;
-    assert.deepEqual(hints("blog_browser_crawl"), { readOnlyHint: true, idempotentHint: true });
+    assert.deepEqual(hints("blog_browser_crawl"), { readOnlyHint: true });
     assert.deepEqual(hints("blog_dev_start"), { destructiveHint: false, idempotentHint: true });
     assert.deepEqual(hints("blog_browser_visual_diff"), { destructiveHint: false });
     const http = listed.tools.find((tool) => tool.name === "blog_dev_http_get");
