@@ -8,6 +8,7 @@ import { type Project, ProjectNotFoundError, resolveProject } from "../core/proj
 import { exitCodeOf, type ValidationReport } from "../core/validate/findings.ts";
 import { mergeReports, toHtml, toJUnit, toText } from "../core/validate/reports.ts";
 import { type ProgressEvent, validate } from "../core/validate/workflow.ts";
+import { prefixOf, renameTools } from "../tools/run.ts";
 
 const VALIDATE_USAGE = `Usage: vigie validate [options]
 
@@ -143,6 +144,8 @@ export async function validateCommand(args: string[]): Promise<number> {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+  // Findings name the tools as the project's agent sees them (`vigie init --prefix`).
+  report = renameTools(report, prefixOf(project));
   process.stdout.write(toText(report));
   for (const file of writeReports(report, parsed.flags, project.root)) process.stderr.write(`vigie: wrote ${file}\n`);
   return exitCodeOf(report, parsed.flags.strict === true);
