@@ -8,6 +8,7 @@ import { criticalRoutesOf, readAstroSettings, readSiteFacts } from "../../../src
 import { missingCheckPackages } from "../../../src/core/check/check.ts";
 import { loadConfig } from "../../../src/core/config.ts";
 import { projectAt } from "../../../src/core/project.ts";
+import { serveStatic } from "../../../src/core/staticServer.ts";
 import { FIXTURES_DIR } from "../../support/blog.ts";
 
 const made: string[] = [];
@@ -129,5 +130,30 @@ describe("accept in vigie.config.json", () => {
     assert.match(configError([{ reason: "x" }]) ?? "", /accept\.0\.rule: rule is required/);
     assert.match(configError([{ rule: "x", reason: "y", page: "404.html" }]) ?? "", /accept\.0\.page: page is a site path/);
     assert.match(configError([{ rule: "x", reason: "y", because: "z" }]) ?? "", /accept\.0: unknown field because/);
+  });
+});
+
+describe("the static server under a base", () => {
+  test("serves dist/ at /docs/ as Astro's base puts it, and the 404 page elsewhere", async () => {
+    const project = site({
+      "dist/index.html": "<title>home</title>",
+      "dist/about/index.html": "<title>about</title>",
+      "dist/404.html": "<title>not found</title>",
+    });
+    const server = await serveStatic(join(project.root, "dist"), { base: "/docs/" });
+    try {
+      const get = async (path: string) => {
+        const response = await fetch(`${server.url}${path}`);
+        return `${response.status} ${await response.text()}`;
+      };
+      assert.equal(await get("/docs/"), "200 <title>home</title>");
+      assert.equal(await get("/docs"), "200 <title>home</title>");
+      assert.equal(await get("/docs/about/"), "200 <title>about</title>");
+      assert.equal(await get("/docs/about"), "200 <title>about</title>");
+      assert.equal(await get("/about/"), "404 <title>not found</title>");
+      assert.equal(await get("/docsabout/"), "404 <title>not found</title>");
+    } finally {
+      await server.close();
+    }
   });
 });
