@@ -8,6 +8,7 @@ import { sharedSession } from "../core/browser/session.ts";
 import { visualDiff } from "../core/browser/visualDiff.ts";
 import type { FailedRequest, PageFindings } from "../core/browser/watch.ts";
 import { budgetsOf, loadConfig } from "../core/config.ts";
+import type { Located } from "../core/source/located.ts";
 import { resolveBaseUrl, resolvePageUrl } from "../core/target.ts";
 import { defineTool, type ToolDefinition, type Zod } from "./define.ts";
 
@@ -29,17 +30,47 @@ function listed(items: string[], max = 200): string[] {
   return items.length > MAX_LISTED ? [...shown, `+${items.length - MAX_LISTED} more (see report)`] : shown;
 }
 
+/** `source` or `sourceUnknown`, short, for one finding of an answer. */
+function sourceOf(located: Located | undefined): { source: string } | { sourceUnknown: string } | undefined {
+  if (!located) return undefined;
+  return "source" in located ? { source: clip(located.source, 160) } : { sourceUnknown: clip(located.sourceUnknown, 100) };
+}
+
+/** A finding as a plain string when nothing was located, else an object with its source. */
+function withSource(key: string, text: string, located: Located | undefined): string | Answer {
+  const where = sourceOf(located);
+  return where ? { [key]: text, ...where } : text;
+}
+
+/** An error's text: once its source is known, the raw stack frame at its end says nothing more. */
+function errorText(error: string, located: Located | undefined): string {
+  return located && "source" in located
+    ? error.replace(/ \((?:[^()]* \()?(?:https?:\/\/|\/)[^()\s]*:\d+(?::\d+)?\)?\)( \(×\d+\))?$/, "$1")
+    : error;
+}
+
+function listedFindings(items: (string | Answer)[]): (string | Answer)[] {
+  return items.length > MAX_LISTED ? [...items.slice(0, MAX_LISTED), `+${items.length - MAX_LISTED} more (see report)`] : items;
+}
+
 /** The compact form of one page's findings, as js_errors answers it. */
 export function findingsAnswer(findings: PageFindings, path: string): Answer {
   const origin = new URL(findings.url).origin;
+  const errorSources = findings.errorSources ?? [];
   return {
     path,
     status: findings.status,
     summary: summarize(findings),
-    errors: listed(findings.errors),
-    failedRequests: listed(findings.failedRequests.map((failed) => request(failed, origin))),
+    errors: listedFindings(
+      findings.errors.map((error, index) => withSource("message", clip(errorText(error, errorSources[index]), 200), errorSources[index])),
+    ),
+    failedRequests: listedFindings(findings.failedRequests.map((failed) => withSource("request", request(failed, origin), failed.located))),
     ...(findings.mermaid.length
-      ? { mermaid: findings.mermaid.slice(0, MAX_LISTED).map((m) => ({ diagram: m.diagram, message: clip(m.message, 200) })) }
+      ? {
+          mermaid: findings.mermaid
+            .slice(0, MAX_LISTED)
+            .map((m) => ({ diagram: m.diagram, message: clip(m.message, 200), ...sourceOf(m.located) })),
+        }
       : {}),
     ...(findings.devError ? { devError: findings.devError } : {}),
     ...(findings.warnings.length ? { warnings: listed(findings.warnings, 150) } : {}),
@@ -59,7 +90,10 @@ export const browserTools: ToolDefinition[] = [
     args: (z) => ({ ...target(z), warnings: z.boolean().describe("also list console warnings").optional() }),
     run: async (args, { project }) => {
       const path = args.path ?? "/";
-      const findings = await checkJsErrors(sharedSession(), resolvePageUrl(project, args), { warnings: args.warnings ?? false });
+      const findings = await checkJsErrors(sharedSession(), resolvePageUrl(project, args), {
+        warnings: args.warnings ?? false,
+        sourceRoot: project.root,
+      });
       const answer = findingsAnswer(findings, path);
       const total = findings.errors.length + findings.failedRequests.length + findings.mermaid.length;
       return total > MAX_LISTED

@@ -1,18 +1,30 @@
+import { locateFindings } from "../source/findings.ts";
 import type { BrowserSession } from "./session.ts";
 import { type CheckOptions, checkPage, type PageFindings } from "./watch.ts";
 
-/** js_errors: one page in a fresh context, every runtime fault. */
-export async function checkJsErrors(
-  session: BrowserSession,
-  url: string,
-  options: CheckOptions & { timeoutMs?: number } = {},
-): Promise<PageFindings> {
-  return session.withPage(async (page) => {
+export interface JsErrorsOptions extends CheckOptions {
+  timeoutMs?: number;
+  /**
+   * The project's root: each failed diagram, failed request and error with a stack is then
+   * given the source file and line it comes from (or why that cannot be known).
+   */
+  sourceRoot?: string;
+}
+
+/** js_errors: one page in a fresh context, every runtime fault, each pointing at its source when asked. */
+export async function checkJsErrors(session: BrowserSession, url: string, options: JsErrorsOptions = {}): Promise<PageFindings> {
+  const findings = await session.withPage(async (page) => {
     return withTimeout(checkPage(page, url, options), options.timeoutMs ?? 45_000, async () => {
       await page.close().catch(() => undefined);
     });
   });
+  if (!options.sourceRoot) return findings;
+  // Locating needs no page (sources, and the scripts' maps fetched again); it gives up
+  // rather than delay the answer.
+  return withTimeout(locateFindings(findings, options.sourceRoot), LOCATE_TIMEOUT_MS, async () => undefined).catch(() => findings);
 }
+
+const LOCATE_TIMEOUT_MS = 10_000;
 
 /** Races a check against an overall timeout; on timeout, rejects and starts `onTimeout`. */
 export async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Promise<void>): Promise<T> {

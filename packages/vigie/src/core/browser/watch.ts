@@ -4,6 +4,8 @@
 // Astro's dev error page. Waits for the page to settle, and never hangs.
 import type { Frame, Page, Request, Response } from "playwright-core";
 import { clip } from "../answer.ts";
+import type { Located } from "../source/located.ts";
+import { parseStack, type StackFrame } from "../source/stacks.ts";
 
 export interface FailedRequest {
   url: string;
@@ -12,12 +14,18 @@ export interface FailedRequest {
   /** Network error text (net::ERR_...), for a request that got no response. */
   reason?: string;
   type: string;
+  /** Where the page's sources reference it, once located (js_errors). */
+  located?: Located;
 }
 
 export interface MermaidFailure {
   /** 1-based index of the diagram on the page. */
   diagram: number;
   message: string;
+  /** The diagram's text as the page holds it (for finding it in the sources). */
+  code?: string;
+  /** Where the sources write it, once located (js_errors). */
+  located?: Located;
 }
 
 export interface DevErrorPage {
@@ -33,6 +41,10 @@ export interface PageFindings {
   title?: string;
   /** Uncaught exceptions, unhandled rejections and console errors. */
   errors: string[];
+  /** The stack frames (top first, at most 4) of each of `errors`, same order; absent when none has any. */
+  errorFrames?: StackFrame[][];
+  /** The source of each of `errors`, same order, once located (js_errors). */
+  errorSources?: Located[];
   warnings: string[];
   failedRequests: FailedRequest[];
   mermaid: MermaidFailure[];
@@ -67,6 +79,11 @@ function collect(page: Page, options: CheckOptions) {
   const errors: string[] = [];
   const warnings: string[] = [];
   const consoleResourceErrors: { text: string; url: string }[] = [];
+  /** Stack frames of each error text, the first time it was seen. */
+  const frames = new Map<string, StackFrame[]>();
+  const remember = (text: string, stack: StackFrame[]) => {
+    if (stack.length > 0 && !frames.has(text)) frames.set(text, stack.slice(0, 4));
+  };
   const failed = new Map<string, FailedRequest>();
   /** Documents of the main frame: their status is the page's status, not a failed request. */
   const documents = new Set<string>();
@@ -79,16 +96,20 @@ function collect(page: Page, options: CheckOptions) {
       ?.split("\n")
       .find((line) => /^\s+at /.test(line))
       ?.trim();
-    errors.push(
-      clip(
-        frame
-          ? `Uncaught ${error.name && error.name !== "Error" ? `${error.name}: ` : ""}${text} (${frame.replace(/^at /, "")})`
-          : `Uncaught ${text}`,
-        MAX_MESSAGE,
-      ),
+    const message = clip(
+      frame
+        ? `Uncaught ${error.name && error.name !== "Error" ? `${error.name}: ` : ""}${text} (${frame.replace(/^at /, "")})`
+        : `Uncaught ${text}`,
+      MAX_MESSAGE,
     );
+    errors.push(message);
+    remember(message, parseStack(error.stack));
   };
-  const onConsole = (message: { type(): string; text(): string; location(): { url: string; lineNumber: number } }) => {
+  const onConsole = (message: {
+    type(): string;
+    text(): string;
+    location(): { url: string; lineNumber: number; columnNumber: number };
+  }) => {
     const type = message.type();
     if (type !== "error" && !(options.warnings && type === "warning")) return;
     const text = message.text();
@@ -98,7 +119,11 @@ function collect(page: Page, options: CheckOptions) {
       return;
     }
     const where = location.url ? ` (${location.url.replace(/^https?:\/\/[^/]+/, "")}:${location.lineNumber + 1})` : "";
-    (type === "error" ? errors : warnings).push(clip(`${text}${where}`, MAX_MESSAGE));
+    const line = clip(`${text}${where}`, MAX_MESSAGE);
+    (type === "error" ? errors : warnings).push(line);
+    if (type === "error" && location.url) {
+      remember(line, [{ url: location.url, line: location.lineNumber + 1, column: location.columnNumber + 1 }]);
+    }
   };
   /** Main-frame navigations so far: 1 after the first load, more when the page reloads. */
   let navigations = 0;
@@ -164,7 +189,7 @@ function collect(page: Page, options: CheckOptions) {
       for (const { text, url } of consoleResourceErrors) {
         if (!failed.has(url) && !documents.has(url)) errors.push(clip(`${text}${url ? ` (${url})` : ""}`, MAX_MESSAGE));
       }
-      return { errors, warnings, failedRequests: [...failed.values()] };
+      return { errors, warnings, failedRequests: [...failed.values()], frames };
     },
   };
 }
@@ -204,14 +229,20 @@ async function mermaidFailures(page: Page): Promise<MermaidFailure[]> {
       const hosts = [...document.querySelectorAll(".mermaid, [data-mermaid-state], [data-mermaid-source]")].filter(
         (node, _index, all) => !all.some((other) => other !== node && other.contains(node)),
       );
-      const failures: { diagram: number; message: string }[] = [];
+      const failures: { diagram: number; message: string; code?: string }[] = [];
       hosts.forEach((host, index) => {
         const errorSvg = host.querySelector('svg[aria-roledescription="error"]');
         const marked = host.getAttribute("data-mermaid-state") === "error";
         if (!errorSvg && !marked) return;
         const svgText = errorSvg ? [...errorSvg.querySelectorAll("text")].map((node) => node.textContent).join(" ") : "";
         const text = (host.querySelector(".mermaid-error, [role=alert]")?.textContent ?? svgText).replace(/\s+/g, " ").trim();
-        failures.push({ diagram: index + 1, message: (text || "Syntax error in text").slice(0, 300) });
+        // The diagram's own text, where the host keeps it (the blog's hosts keep it in a <pre>).
+        const code = host.querySelector("pre")?.textContent ?? (host.querySelector("svg") ? undefined : host.textContent);
+        failures.push({
+          diagram: index + 1,
+          message: (text || "Syntax error in text").slice(0, 300),
+          ...(code?.trim() ? { code: code.slice(0, 5000) } : {}),
+        });
       });
       // Error SVGs mermaid left outside any host (mermaid.render's temporary element),
       // when no host told of the failure already.
@@ -295,11 +326,13 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
           !/mermaid|Parse error on line|Lexical error|Syntax error in text/i.test(error),
       )
     : seen.errors;
+  const errorFrames = errors.map((error) => seen.frames.get(error.replace(/ \(×\d+\)$/, "")) ?? []);
   return {
     url,
     status,
     ...(title ? { title: clip(title, 120) } : {}),
     errors,
+    ...(errorFrames.some((frames) => frames.length > 0) ? { errorFrames } : {}),
     warnings: seen.warnings,
     failedRequests: seen.failedRequests,
     mermaid,
