@@ -56,7 +56,16 @@ function listedFindings(items: (string | Answer)[]): (string | Answer)[] {
 /** The compact form of one page's findings, as js_errors answers it. */
 export function findingsAnswer(findings: PageFindings, path: string): Answer {
   const origin = new URL(findings.url).origin;
-  const errorSources = findings.errorSources ?? [];
+  // One reason shared by every finding (no src/ at all, say) is said once, not per finding.
+  const everyLocated = [
+    ...(findings.errorSources ?? []),
+    ...findings.failedRequests.map((failed) => failed.located),
+    ...findings.mermaid.map((m) => m.located),
+  ].filter((located) => located !== undefined);
+  const reasons = new Set(everyLocated.map((located) => ("sourceUnknown" in located ? located.sourceUnknown : "")));
+  const shared = everyLocated.length > 1 && reasons.size === 1 ? [...reasons][0] || undefined : undefined;
+  const located = (item: Located | undefined) => (shared ? undefined : item);
+  const errorSources = (findings.errorSources ?? []).map(located);
   return {
     path,
     status: findings.status,
@@ -64,14 +73,17 @@ export function findingsAnswer(findings: PageFindings, path: string): Answer {
     errors: listedFindings(
       findings.errors.map((error, index) => withSource("message", clip(errorText(error, errorSources[index]), 200), errorSources[index])),
     ),
-    failedRequests: listedFindings(findings.failedRequests.map((failed) => withSource("request", request(failed, origin), failed.located))),
+    failedRequests: listedFindings(
+      findings.failedRequests.map((failed) => withSource("request", request(failed, origin), located(failed.located))),
+    ),
     ...(findings.mermaid.length
       ? {
           mermaid: findings.mermaid
             .slice(0, MAX_LISTED)
-            .map((m) => ({ diagram: m.diagram, message: clip(m.message, 200), ...sourceOf(m.located) })),
+            .map((m) => ({ diagram: m.diagram, message: clip(m.message, 200), ...sourceOf(located(m.located)) })),
         }
       : {}),
+    ...(shared ? { sourceUnknown: clip(shared, 100) } : {}),
     ...(findings.devError ? { devError: findings.devError } : {}),
     ...(findings.warnings.length ? { warnings: listed(findings.warnings, 150) } : {}),
     ...(findings.incomplete ? { incomplete: findings.incomplete } : {}),

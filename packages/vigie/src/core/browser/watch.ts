@@ -237,7 +237,9 @@ async function mermaidFailures(page: Page): Promise<MermaidFailure[]> {
         const svgText = errorSvg ? [...errorSvg.querySelectorAll("text")].map((node) => node.textContent).join(" ") : "";
         const text = (host.querySelector(".mermaid-error, [role=alert]")?.textContent ?? svgText).replace(/\s+/g, " ").trim();
         // The diagram's own text, where the host keeps it (the blog's hosts keep it in a <pre>).
-        const code = host.querySelector("pre")?.textContent ?? (host.querySelector("svg") ? undefined : host.textContent);
+        const code =
+          host.querySelector("pre, code")?.textContent ??
+          (host.querySelector("svg, .mermaid-error, [role=alert]") ? undefined : host.textContent);
         failures.push({
           diagram: index + 1,
           message: (text || "Syntax error in text").slice(0, 300),

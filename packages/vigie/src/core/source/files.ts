@@ -69,6 +69,12 @@ export class SourceFiles {
     return this.listed.filter((path) => pattern.test(path));
   }
 
+  /** True when the project has a src/ folder with at least one file. */
+  hasSources(): boolean {
+    this.list([]);
+    return (this.listed?.length ?? 0) > 0;
+  }
+
   /** One file's text and line starts; undefined when it cannot be read. */
   read(path: string): SourceFile | undefined {
     if (this.cache.has(path)) return this.cache.get(path);

@@ -21,7 +21,10 @@ export interface LocateOptions {
 export async function locateFindings(findings: PageFindings, root: string, options: LocateOptions = {}): Promise<PageFindings> {
   const files = new SourceFiles(root);
   const fetchText = options.fetchText ?? cachedFetcher();
+  let hasSources: boolean | undefined;
   const safely = async (work: () => Located | Promise<Located>): Promise<Located> => {
+    hasSources ??= files.hasSources();
+    if (!hasSources) return unknown("the project has no src/");
     try {
       return await work();
     } catch (error) {
