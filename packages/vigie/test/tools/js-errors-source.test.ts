@@ -12,7 +12,7 @@ import { findTool } from "../../src/tools/registry.ts";
 import { runTool } from "../../src/tools/run.ts";
 import { call, freePort, killEverythingIn } from "../core/devServer/helpers.ts";
 import { type BlogCopy, copyBlog } from "../support/blog.ts";
-import { appendToArticle, INVALID_FLOWCHART } from "../support/faults.ts";
+import { addFaultPages, appendToArticle, INVALID_FLOWCHART } from "../support/faults.ts";
 
 const DIAGRAM_ARTICLE = "src/content/articles/en/mermaid-in-the-browser.mdx";
 const BROKEN_ARTICLE = "src/content/articles/en/orphan-dev-servers.mdx";
@@ -56,6 +56,7 @@ describe("js_errors findings point at their source (dev server of a blog copy)",
     );
     writeFileSync(article, `${text}\n\n<ThrowsOnLoad />\n\n![A picture that is not there](/images/not-there.png)\n`);
     appendToArticle(copy.root, "en", "mermaid-in-the-browser", INVALID_FLOWCHART);
+    addFaultPages(copy.root);
     const started = await call(copy, "start", { port: await freePort() });
     assert.equal(started.status, "started", JSON.stringify(started));
     // The first request compiles the page: give it time on a busy machine.
@@ -112,6 +113,22 @@ describe("js_errors findings point at their source (dev server of a blog copy)",
     assert.doesNotMatch(thrown?.message ?? "", /http:\/\//, "the source replaces the bundled frame");
     t.diagnostic(`${bytes(answer)} bytes: ${JSON.stringify(answer)}`);
     assert.ok(bytes(answer) <= 1024, `${bytes(answer)} bytes`);
+  });
+
+  test("a page's inline script that throws and its missing image: the .astro page's line", async (t) => {
+    const thrown = await settled("/faults/throw/", (a) => JSON.stringify(a.errors).includes("on purpose"));
+    t.diagnostic(JSON.stringify(thrown));
+    const error = (thrown.errors as { source?: string }[])[0];
+    assert.equal(error?.source, "src/pages/faults/throw.astro:3", JSON.stringify(thrown));
+    const image = await settled("/faults/missing-image/", (a) => JSON.stringify(a.failedRequests).includes("not-there"));
+    const request = (image.failedRequests as { source?: string }[])[0];
+    assert.equal(request?.source, "src/pages/faults/missing-image.astro:3", JSON.stringify(image));
+  });
+
+  test("a console.error in an inline script: the .astro page's line", async () => {
+    const answer = await settled("/faults/console/", (a) => JSON.stringify(a.errors).includes("on purpose"));
+    const error = (answer.errors as { source?: string; sourceUnknown?: string }[])[0];
+    assert.equal(error?.source, "src/pages/faults/console.astro:3", JSON.stringify(answer));
   });
 
   test("a page without faults stays as small as before: nothing to locate, nothing read", async (t) => {
