@@ -21,9 +21,9 @@ const routes = new Map<string, string>();
 /** A map of generated line N to original line `lines[N - 1]` of `source`, column 0 to 0. */
 function map(source: string, lines: number[], content?: string): string {
   const generator = new SourceMapGenerator({ file: "out.js" });
-  lines.forEach((original, index) =>
-    generator.addMapping({ generated: { line: index + 1, column: 0 }, original: { line: original, column: 0 }, source }),
-  );
+  for (const [index, original] of lines.entries()) {
+    generator.addMapping({ generated: { line: index + 1, column: 0 }, original: { line: original, column: 0 }, source });
+  }
   if (content) generator.setSourceContent(source, content);
   return generator.toString();
 }
