@@ -7,7 +7,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Answer } from "../../src/core/answer.ts";
+import { checkJsErrors } from "../../src/core/browser/jsErrors.ts";
 import { sharedSession } from "../../src/core/browser/session.ts";
+import { locateFindings } from "../../src/core/source/findings.ts";
 import { findTool } from "../../src/tools/registry.ts";
 import { runTool } from "../../src/tools/run.ts";
 import { call, freePort, killEverythingIn } from "../core/devServer/helpers.ts";
@@ -129,6 +131,18 @@ describe("js_errors findings point at their source (dev server of a blog copy)",
     const answer = await settled("/faults/console/", (a) => JSON.stringify(a.errors).includes("on purpose"));
     const error = (answer.errors as { source?: string; sourceUnknown?: string }[])[0];
     assert.equal(error?.source, "src/pages/faults/console.astro:3", JSON.stringify(answer));
+  });
+
+  test("locating is a step of its own after the check: its cost is logged, not judged", async (t) => {
+    const url = `http://127.0.0.1:${readFileSync(join(copy.stateDir, "dev-server.port"), "utf8").trim()}/en/articles/orphan-dev-servers/`;
+    const findings = await checkJsErrors(sharedSession(), url);
+    assert.equal(findings.errorSources, undefined, "no sourceRoot, nothing located");
+    const started = performance.now();
+    const located = await locateFindings(findings, copy.root);
+    t.diagnostic(
+      `locating ${findings.errors.length} errors and ${findings.failedRequests.length} failed requests took ${Math.round(performance.now() - started)} ms`,
+    );
+    assert.equal(located.errorSources?.length, findings.errors.length);
   });
 
   test("a page without faults stays as small as before: nothing to locate, nothing read", async (t) => {
