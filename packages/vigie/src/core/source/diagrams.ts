@@ -85,6 +85,15 @@ function placesIn(file: SourceFile, wanted: string): { file: string; line: numbe
   return places;
 }
 
+/** The longest line of a diagram without characters a source may escape, trimmed. */
+function longestPlainLine(code: string): string | undefined {
+  const lines = code
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line.length >= 8 && !/[`$\\&<>]/.test(line));
+  return lines.sort((a, b) => b.length - a.length)[0];
+}
+
 /**
  * The content or component file and line where a diagram is written, from its text as
  * the page holds it. Searches src/**\/*.{md,mdx,astro,...}; ties are ranked by the page's URL.
@@ -92,6 +101,12 @@ function placesIn(file: SourceFile, wanted: string): { file: string; line: numbe
 export function locateDiagram(files: SourceFiles, code: string | undefined, pageUrl?: string): Located {
   const wanted = normalise(code ?? "");
   if (!wanted) return unknown("the page does not hold the diagram's text");
-  const places = [...files.files(CONTENT_EXTENSIONS)].flatMap((file) => placesIn(file, wanted));
+  // Files that hold the diagram's longest line as written are searched first; the others
+  // only when none does (whitespace or escapes written differently).
+  const probe = longestPlainLine(code ?? "");
+  const all = [...files.files(CONTENT_EXTENSIONS)];
+  const likely = probe ? all.filter((file) => file.text.includes(probe)) : all;
+  let places = likely.flatMap((file) => placesIn(file, wanted));
+  if (places.length === 0 && likely.length < all.length) places = all.flatMap((file) => placesIn(file, wanted));
   return pick(places, pageUrl, "diagram text");
 }
