@@ -1,7 +1,8 @@
 // Source maps of the scripts a page ran: the inline `data:` map Vite's dev server appends
 // to every module, or a map file a build emitted (`//# sourceMappingURL=x.js.map`).
-// Parsed with source-map-js (which Astro's own tree brings: Vite, PostCSS); without it,
-// positions stay unmapped and the finding says so.
+// Parsed with source-map-js (a dependency of vigie, and the parser Vite and PostCSS use),
+// loaded only when a stack needs mapping; should it fail to load, positions stay unmapped
+// and the finding says so.
 
 export interface OriginalPosition {
   /** The original source, resolved to an absolute URL against the map's. */
