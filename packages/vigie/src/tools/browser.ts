@@ -99,7 +99,7 @@ export const browserTools: ToolDefinition[] = [
     readOnly: true,
     idempotent: true,
     description:
-      "Load one page in headless Chromium and report what breaks it at runtime: uncaught errors, console errors, failed requests and responses >= 400, failed Mermaid diagrams, Astro's dev error page. Call after every change to a page.",
+      "Load one page in headless Chromium and report what breaks it at runtime: uncaught errors, console errors, failed requests and responses >= 400, failed Mermaid diagrams, Astro's dev error page, each with its source file:line where known. Call after every change to a page.",
     args: (z) => ({ ...target(z), warnings: z.boolean().describe("also list console warnings").optional() }),
     run: async (args, { project }) => {
       const path = args.path ?? "/";
