@@ -166,27 +166,25 @@ describe("servers Astro started", () => {
     copy.remove();
   });
 
-  test("`astro dev --background`: status, start, js_errors and validate use it; stop ends it", { timeout: TEST_TIMEOUT_MS }, async () => {
-    const port = await freePort();
-    const started = await astro(copy, ["dev", "--background", "--port", String(port), "--host", "127.0.0.1"]);
-    assert.equal(started.code, 0, started.stdout + started.stderr);
-    const lock = JSON.parse(readFileSync(lockOf(copy), "utf8")) as { pid: number; background: boolean };
-    assert.equal(lock.background, true);
-
+  /**
+   * What every tool does with a server Astro started: status reports it, start reuses it,
+   * js_errors and validate check it (and leave it running), stop ends it and its lock.
+   */
+  async function exercise(pid: number, port: number, startedBy: string): Promise<void> {
     const status = await vigie(copy, {}, "dev", "status");
     assert.equal(status.running, true, JSON.stringify(status));
-    assert.equal(status.pid, lock.pid);
+    assert.equal(status.pid, pid);
     assert.equal(status.port, port);
-    assert.equal(status.startedBy, "astro (background)");
+    assert.equal(status.startedBy, startedBy);
 
     const before = processesUnder(copy.root).length;
     const start = await vigie(copy, { CLAUDECODE: "1" }, "dev", "start");
     assert.equal(start.status, "already_running", JSON.stringify(start));
-    assert.equal(start.pid, lock.pid);
+    assert.equal(start.pid, pid);
     assert.equal(start.port, port);
     assert.equal(processesUnder(copy.root).length, before, "nothing new spawned");
 
-    const page = await vigie(copy, {}, "browser_js_errors", "--path", "/");
+    const page = await vigie(copy, { OPENCODE: "1" }, "browser_js_errors", "--path", "/");
     assert.equal(page.status, 200, JSON.stringify(page));
     assert.deepEqual([page.errors, page.failedRequests], [[], []], JSON.stringify(page));
     assert.match(String(page.summary), /^clean/);
@@ -196,17 +194,26 @@ describe("servers Astro started", () => {
     const report = JSON.parse(readFileSync(json, "utf8")) as ValidationReport;
     assert.equal(report.verdict, "PASS", validate.stdout + validate.stderr);
     assert.equal(validate.code, 0);
-    assert.ok(alive(lock.pid), "validate leaves a server it did not start running");
+    assert.ok(alive(pid), "validate leaves a server it did not start running");
 
     const stop = await vigie(copy, {}, "dev", "stop");
     assert.equal(stop.stopped, true, JSON.stringify(stop));
-    assert.equal(stop.pid, lock.pid);
-    assert.equal(alive(lock.pid), false);
+    assert.equal(stop.pid, pid);
+    await waitFor(`pid ${pid} to end`, () => (alive(pid) ? undefined : true), 10_000);
     assert.equal(existsSync(lockOf(copy)), false, "the lock is removed");
     await assertNothingLeft(copy, port);
+  }
+
+  test("`astro dev --background`: status, start, js_errors and validate use it; stop ends it", { timeout: TEST_TIMEOUT_MS }, async () => {
+    const port = await freePort();
+    const started = await astro(copy, ["dev", "--background", "--port", String(port), "--host", "127.0.0.1"]);
+    assert.equal(started.code, 0, started.stdout + started.stderr);
+    const lock = JSON.parse(readFileSync(lockOf(copy), "utf8")) as { pid: number; background: boolean };
+    assert.equal(lock.background, true);
+    await exercise(lock.pid, port, "astro (background)");
   });
 
-  test("a foreground `astro dev` in its own process group: found, reused and stopped", { timeout: TEST_TIMEOUT_MS }, async () => {
+  test("a foreground `astro dev` in its own process group: the same", { timeout: TEST_TIMEOUT_MS }, async () => {
     const port = await freePort();
     foreground = spawn(process.execPath, [ASTRO, "dev", "--port", String(port), "--host", "127.0.0.1"], {
       cwd: copy.root,
@@ -222,24 +229,7 @@ describe("servers Astro started", () => {
         return undefined;
       }
     });
-
-    const status = await vigie(copy, {}, "dev", "status");
-    assert.equal(status.running, true, JSON.stringify(status));
-    assert.equal(status.pid, pid);
-    assert.equal(status.startedBy, "astro");
-
-    const start = await vigie(copy, { OPENCODE: "1" }, "dev", "start");
-    assert.equal(start.status, "already_running", JSON.stringify(start));
-    assert.equal(start.pid, pid);
-
-    const page = await vigie(copy, {}, "dev", "http_get", "--path", "/en/", "--timeoutMs", "60000");
-    assert.equal(page.status, 200, JSON.stringify(page));
-
-    const stop = await vigie(copy, {}, "dev", "stop");
-    assert.equal(stop.stopped, true, JSON.stringify(stop));
-    await waitFor("astro dev to exit", () => (foreground?.exitCode !== null || foreground?.signalCode !== null ? true : undefined), 10_000);
-    assert.equal(existsSync(lockOf(copy)), false, "the lock is removed");
-    await assertNothingLeft(copy, port);
+    await exercise(pid, port, "astro");
   });
 
   test("vigie's server, as `astro dev status`, `logs` and `stop` see it", { timeout: TEST_TIMEOUT_MS }, async () => {
