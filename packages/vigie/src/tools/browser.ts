@@ -223,30 +223,44 @@ export const browserTools: ToolDefinition[] = [
         maxPages: args.maxPages,
         concurrency: args.concurrency,
         signal,
+        sourceRoot: project.root,
         onProgress: (done, total, path) => progress?.(`crawl ${done}/${total} ${path}`, { done, total }),
       });
       const failing = failingPages(result);
       const report = writeReport(project, "crawl.json", result);
-      return {
+      // The first finding of a page, with where the sources write it (or why that is not known).
+      const firstOf = (page: (typeof failing)[number]): { text: string; located?: Located } => {
+        const [error] = page.errors;
+        if (error !== undefined) return { text: errorText(error, page.errorSources?.[0]), located: page.errorSources?.[0] };
+        const [diagram] = page.mermaid;
+        if (diagram) return { text: diagram.message, located: diagram.located };
+        const [failed] = page.failedRequests;
+        if (failed) return { text: request(failed, baseUrl), located: failed.located };
+        return { text: page.devError?.message ?? "" };
+      };
+      const listedPages = failing.slice(0, 8).map((page) => {
+        const first = firstOf(page);
+        const where = first.located
+          ? "source" in first.located
+            ? { source: clip(first.located.source, 100) }
+            : { sourceUnknown: clip(first.located.sourceUnknown, 60) }
+          : {};
+        return { path: page.path, status: page.status, summary: summarize(page), first: clip(first.text, 120), ...where };
+      });
+      const answerWith = (shown: typeof listedPages): Answer => ({
         pages: result.pages.length,
         ok: result.pages.length - failing.length,
-        failing: failing.slice(0, 8).map((page) => ({
-          path: page.path,
-          status: page.status,
-          summary: summarize(page),
-          first: clip(
-            page.errors[0] ??
-              page.mermaid[0]?.message ??
-              (page.failedRequests[0] ? request(page.failedRequests[0], baseUrl) : (page.devError?.message ?? "")),
-            160,
-          ),
-        })),
-        ...(failing.length > 8 ? { moreFailing: failing.length - 8 } : {}),
+        failing: shown,
+        ...(failing.length > shown.length ? { moreFailing: failing.length - shown.length } : {}),
         ...(result.skipped ? { skipped: result.skipped } : {}),
         source: result.source,
         ms: result.ms,
         report,
-      };
+      });
+      // Up to 8 failing pages, as many as the answer's 2 KB allow (MAX_ANSWER_BYTES); the rest are in the report.
+      let shown = listedPages;
+      while (shown.length > 1 && Buffer.byteLength(JSON.stringify(answerWith(shown))) > 2000) shown = shown.slice(0, -1);
+      return answerWith(shown);
     },
   }),
   defineTool({

@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Page } from "playwright-core";
+import type { Located } from "../source/located.ts";
 import type { BrowserSession } from "./session.ts";
 import { checkPage } from "./watch.ts";
 
@@ -25,7 +26,14 @@ export interface Violation {
   within?: string[];
   /** The selectors given to the audit that every violating element matches. */
   matches?: string[];
+  /** The `src` of each violating image (image-alt, input-image-alt), at most 5: what the sources are searched for. */
+  srcs?: string[];
+  /** Where the sources write each of `srcs`, same order, once located (crawl with a source root). */
+  sources?: Located[];
 }
+
+/** Rules about images, whose violating elements are found back in the sources by their `src`. */
+const IMAGE_RULES = ["image-alt", "input-image-alt"];
 
 export interface A11yResult {
   url: string;
@@ -42,7 +50,7 @@ const AXE_DOCS = "https://dequeuniversity.com/rules/axe/4.11";
  * axe's rule ids and impacts. The full axe audit runs on one page of each kind.
  */
 export async function quickContentAudit(page: Page): Promise<Violation[]> {
-  const found = await page.evaluate(() => {
+  const found = await page.evaluate((imageRules) => {
     const hidden = (element: Element) => element.closest('[aria-hidden="true"], [hidden]') !== null;
     const named = (element: Element) =>
       Boolean(
@@ -107,8 +115,14 @@ export async function quickContentAudit(page: Page): Promise<Violation[]> {
         help: rule.help,
         count: rule.nodes.length,
         target: selector(rule.nodes[0] as Element),
+        ...srcsOf(rule.id, rule.nodes),
       }));
-  });
+    function srcsOf(id: string, nodes: Element[]): { srcs?: string[] } {
+      if (!imageRules.includes(id)) return {};
+      const srcs = nodes.flatMap((node) => (node.getAttribute("src") ? [node.getAttribute("src") as string] : [])).slice(0, 5);
+      return srcs.length ? { srcs } : {};
+    }
+  }, IMAGE_RULES);
   return found.map((violation) => ({ ...violation, impact: violation.impact as Impact, helpUrl: `${AXE_DOCS}/${violation.id}` }));
 }
 
@@ -121,7 +135,7 @@ export async function runAxe(page: Page, tags?: string[], selectors: string[] = 
   await page.addScriptTag({ content: axe() });
   const only = tags?.length ? { type: "tag", values: tags } : undefined;
   const raw = await page.evaluate(
-    async ({ only, selectors }) => {
+    async ({ only, selectors, imageRules }) => {
       type AxeResult = { id: string; impact: string | null; help: string; helpUrl: string; nodes: { target: unknown[] }[] };
       const runner = (
         window as unknown as {
@@ -158,6 +172,9 @@ export async function runAxe(page: Page, tags?: string[], selectors: string[] = 
           const complete = found.length === elements.length && found.length > 0;
           const within = [...new Set(found.flatMap(customAncestors))];
           const matches = complete ? selectors.filter((selector) => found.every((element) => matchesSelector(element, selector))) : [];
+          const srcs = imageRules.includes(v.id)
+            ? found.flatMap((element) => (element.getAttribute("src") ? [element.getAttribute("src") as string] : [])).slice(0, 5)
+            : [];
           return {
             id: v.id,
             impact: (v.impact ?? "minor") as string,
@@ -167,13 +184,14 @@ export async function runAxe(page: Page, tags?: string[], selectors: string[] = 
             target: (v.nodes[0]?.target ?? []).map((part) => (Array.isArray(part) ? part.join(" >>> ") : String(part))).join(" "),
             ...(within.length ? { within } : {}),
             ...(matches.length ? { matches } : {}),
+            ...(srcs.length ? { srcs } : {}),
           };
         }),
         passes: result.passes.length,
         incomplete: result.incomplete.length,
       };
     },
-    { only, selectors },
+    { only, selectors, imageRules: IMAGE_RULES },
   );
   const violations = (raw.violations as Violation[]).sort((a, b) => SEVERITY[a.impact] - SEVERITY[b.impact] || b.count - a.count);
   return { violations, passes: raw.passes, incomplete: raw.incomplete };

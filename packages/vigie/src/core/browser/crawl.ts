@@ -2,6 +2,11 @@
 // paths: "/" or the site's critical routes under its base), each checked
 // for its status and runtime faults with bounded concurrency, one reused page per worker.
 import type { Page } from "playwright-core";
+import { SourceFiles } from "../source/files.ts";
+import { locateFindings } from "../source/findings.ts";
+import { locateImage } from "../source/images.ts";
+import { unknown } from "../source/located.ts";
+import { cachedFetcher, type FetchText } from "../source/sourceMaps.ts";
 import { quickContentAudit, runAxe, type Violation } from "./a11y.ts";
 import { withTimeout } from "./jsErrors.ts";
 import type { BrowserSession } from "./session.ts";
@@ -25,8 +30,46 @@ export interface CrawlOptions extends CheckOptions {
   a11y?: boolean;
   /** Selectors the audit tests the violating elements against (vigie.config.json's accepted ones). */
   acceptSelectors?: string[];
+  /**
+   * The project's root: the findings of each failing page (failed diagrams, failed
+   * requests, errors with a stack, images without alt text) are then given the source
+   * file and line they come from, or why that cannot be known.
+   */
+  sourceRoot?: string;
   onProgress?: (done: number, total: number, path: string) => void;
   signal?: AbortSignal;
+}
+
+/** Locating one page's findings gives up after this long (the page keeps its findings, unlocated). */
+const LOCATE_TIMEOUT_MS = 10_000;
+
+/** Images without alt text whose `src` is looked for in the sources. */
+const IMAGE_RULES = new Set(["image-alt", "input-image-alt"]);
+
+/** Source files and fetched scripts shared by every page of one crawl. */
+interface Locator {
+  root: string;
+  files: SourceFiles;
+  fetchText: FetchText;
+}
+
+/** Fills the page's `located`/`errorSources` and its image violations' `sources`, in place; never throws. */
+async function locatePage(page: CrawlPage, locator: Locator): Promise<void> {
+  const work = (async () => {
+    if (hasFaults(page)) await locateFindings(page, locator.root, { files: locator.files, fetchText: locator.fetchText });
+    for (const violation of page.a11y ?? []) {
+      if (!IMAGE_RULES.has(violation.id) || !violation.srcs?.length) continue;
+      violation.sources = violation.srcs.map((src) => {
+        if (!locator.files.hasSources()) return unknown("the project has no src/");
+        try {
+          return locateImage(locator.files, src, page.url);
+        } catch (error) {
+          return unknown(`could not be located: ${(error as Error).message}`.slice(0, 120));
+        }
+      });
+    }
+  })();
+  await withTimeout(work, LOCATE_TIMEOUT_MS, async () => undefined).catch(() => undefined);
 }
 
 export interface CrawlPage extends PageFindings {
@@ -121,6 +164,9 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
   };
   let active = 0;
   let discovered = queue.length;
+  const locator: Locator | undefined = options.sourceRoot
+    ? { root: options.sourceRoot, files: new SourceFiles(options.sourceRoot), fetchText: cachedFetcher() }
+    : undefined;
   const kindsAudited = new Set<string>();
   const audit11y = async (page: Page, path: string): Promise<Violation[]> => {
     const kind = pageKind(path);
@@ -164,7 +210,8 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
           options.a11y && findings.status > 0 && findings.status < 400 && !page.isClosed()
             ? await bounded(audit11y(page, path), 30_000).catch(() => undefined)
             : undefined;
-        pages.push({ path, ...findings, ...(audit ? { a11y: audit } : {}) });
+        const checked: CrawlPage = { path, ...findings, ...(audit ? { a11y: audit } : {}) };
+        pages.push(checked);
         if (source === "links" && !options.shard && findings.status > 0 && findings.status < 400) {
           const links = page.isClosed() ? [] : await bounded(linksOf(page, baseUrl), 10_000).catch(() => [] as string[]);
           for (const link of links) {
@@ -174,6 +221,8 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
             discovered += 1;
           }
         }
+        // Only failing pages are located; the page is not needed (sources, and scripts fetched again).
+        if (locator && (hasFaults(checked) || checked.a11y?.some((v) => v.srcs?.length))) await locatePage(checked, locator);
         active -= 1;
         options.onProgress?.(pages.length, Math.min(discovered, maxPages), path);
         if (page.isClosed()) page = await context.newPage();

@@ -15,11 +15,13 @@ const REFERENCED = new Set(["image", "script", "stylesheet", "font", "media"]);
 export interface LocateOptions {
   /** How to GET a script, a source map or the page again (default: fetch, 3 s, cached for this call). */
   fetchText?: FetchText;
+  /** The project's files, when one list serves several pages (a crawl); default: listed for this call. */
+  files?: SourceFiles;
 }
 
 /** Fills `located` on diagrams and image requests, and `errorSources`, in place; never throws. */
 export async function locateFindings(findings: PageFindings, root: string, options: LocateOptions = {}): Promise<PageFindings> {
-  const files = new SourceFiles(root);
+  const files = options.files ?? new SourceFiles(root);
   const fetchText = options.fetchText ?? cachedFetcher();
   let hasSources: boolean | undefined;
   const safely = async (work: () => Located | Promise<Located>): Promise<Located> => {
