@@ -1,14 +1,13 @@
 // When is the server ready? When its log prints the `Local http://...` line (which also
 // gives the port it really took), or when the asked port answers HTTP from a socket of
-// its process group, whichever comes first. Both are checked every POLL_MS: a fixed short
-// interval, no back-off, so start returns a few tens of ms after the server is up.
+// its process group, whichever comes first. Both are checked every pollMs() (25 ms with
+// /proc): a fixed short interval, no back-off, so start returns soon after the server is up.
 import { closeSync, openSync, readSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { isListeningFrom } from "./ports.ts";
-import { groupMembers, isLive, readProcStat } from "./proc.ts";
+import { groupMembers, isLive, pollMs, readProcStat } from "./proc.ts";
 import { answersHttp } from "./request.ts";
 
-export const POLL_MS = 25;
 const PROBE_TIMEOUT_MS = 2000;
 
 /** Astro's and Vite's ready line; the lookahead makes sure the port number is complete. */
@@ -128,7 +127,7 @@ export async function waitUntilReady(watch: ReadyWatch): Promise<ReadyOutcome> {
       const answer = new Promise<void>((resolve) => {
         wakeOnAnswer = resolve;
       });
-      await Promise.race([sleep(POLL_MS), answer, ...wakers]);
+      await Promise.race([sleep(pollMs()), answer, ...wakers]);
     }
   } finally {
     probeAbort.abort();

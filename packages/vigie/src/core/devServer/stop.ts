@@ -8,10 +8,9 @@ import { type AstroServer, astroLogPath, findAstroServer, isSameAstroServer, rem
 import { withLock } from "./lock.ts";
 import { logTail } from "./log.ts";
 import { describeHolder, listeningInodes, portHolder } from "./ports.ts";
-import { groupMembers, isLive, readProcStat, requireProc } from "./proc.ts";
+import { groupMembers, isLive, pollMs, readProcStat, requireProc } from "./proc.ts";
 import { clearRecord, endedByStopRequest, files, inspect } from "./state.ts";
 
-const POLL_MS = 25;
 export const DEFAULT_GRACE_MS = 5000;
 /** How long processes get to vanish after SIGKILL (they may be in uninterruptible sleep). */
 const AFTER_KILL_MS = 3000;
@@ -40,7 +39,7 @@ async function waitGroupGone(pgid: number, ms: number): Promise<boolean> {
   for (;;) {
     if (groupMembers(pgid).length === 0) return true;
     if (Date.now() >= deadline) return false;
-    await sleep(POLL_MS);
+    await sleep(pollMs());
   }
 }
 
@@ -95,7 +94,7 @@ async function waitPidGone(pid: number, ms: number): Promise<boolean> {
   for (;;) {
     if (!isLive(readProcStat(pid))) return true;
     if (Date.now() >= deadline) return false;
-    await sleep(POLL_MS);
+    await sleep(pollMs());
   }
 }
 
@@ -128,7 +127,7 @@ async function waitPortClosed(port: number): Promise<boolean> {
   for (;;) {
     if (listeningInodes(port).size === 0) return true;
     if (Date.now() >= deadline) return false;
-    await sleep(POLL_MS);
+    await sleep(pollMs());
   }
 }
 
