@@ -144,10 +144,16 @@ function toolHelp(definition: ToolDefinition, lines: string[]): string {
 }
 
 async function callTool(words: string[], leading: string | undefined): Promise<number> {
-  const { registry } = await import("../tools/registry.ts");
+  // The group the words name is imported first, alone; the whole registry only when the tool is not there.
+  const { groupNamedBy, toolsOfGroup } = await import("../tools/groups.ts");
+  const group = groupNamedBy(words[0]);
+  let found = group ? findToolByWords(await toolsOfGroup(group), words) : undefined;
+  if (!found) {
+    const { registry } = await import("../tools/registry.ts");
+    found = findToolByWords(registry, words);
+    if (!found) return unknownTool(words, registry);
+  }
   const { argumentsSchema } = await import("../tools/schema.ts");
-  const found = findToolByWords(registry, words);
-  if (!found) return unknownTool(words, registry);
   const { definition } = found;
   const name = toolName(definition);
   const schema = argumentsSchema(definition);
@@ -197,8 +203,11 @@ async function callTool(words: string[], leading: string | undefined): Promise<n
   } finally {
     if (shown) process.stderr.write("\r\x1b[K");
     // Chromium is closed now, not after its idle period: the process ends at once.
-    const { sharedSession } = await import("../core/browser/session.ts");
-    await sharedSession().close();
+    // Only the browser tools use the shared session; the others do not load it.
+    if (definition.group === "browser") {
+      const { sharedSession } = await import("../core/browser/session.ts");
+      await sharedSession().close();
+    }
   }
   await write(`${serialize(answer)}\n`);
   if (controller.signal.aborted) return 130;
