@@ -1,0 +1,68 @@
+// How long a command-line call of a tool that needs no browser takes: `vigie dev status`
+// on the blog, as a child process, from spawn to exit (target: under 400 ms). Beside it, in
+// the same run and alternating: Node's own start (`node -e 0`), and Node importing the whole
+// tool registry (every tools file and the core it pulls in), which is what every call loaded
+// before a call imported only its own group.
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { median, ms } from "./stats.ts";
+
+const RUNS = 10;
+const ROOT = join(import.meta.dirname, "..");
+const CLI = join(ROOT, "packages", "vigie", "src", "cli", "main.ts");
+const REGISTRY = join(ROOT, "packages", "vigie", "src", "tools", "registry.ts");
+
+/** CPU time (user + system, ms) of this process's waited-for children so far: Linux's /proc, 10 ms ticks. */
+function childrenCpu(): number {
+  const fields = readFileSync("/proc/self/stat", "utf8")
+    .replace(/^.*\) /, "")
+    .split(" ");
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+}
+
+function timed(args: string[]): number {
+  const started = performance.now();
+  const child = spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  const elapsed = performance.now() - started;
+  if (child.status !== 0) throw new Error(`${args.join(" ")} exited ${child.status}: ${(child.stderr || child.stdout).slice(0, 300)}`);
+  return elapsed;
+}
+
+export default async function cliBench(): Promise<string> {
+  const series = {
+    node: [] as number[],
+    status: [] as number[],
+    registry: [] as number[],
+    statusCpu: [] as number[],
+  };
+  let answer = "";
+  for (let run = 0; run < RUNS; run++) {
+    series.node.push(timed(["-e", "0"]));
+    const started = performance.now();
+    const cpuBefore = childrenCpu();
+    const child = spawnSync(process.execPath, [CLI, "dev", "status"], { cwd: ROOT, encoding: "utf8" });
+    series.status.push(performance.now() - started);
+    series.statusCpu.push(childrenCpu() - cpuBefore);
+    if (child.status !== 0) throw new Error(`vigie dev status exited ${child.status}: ${child.stderr.slice(0, 300)}`);
+    answer = child.stdout.trim();
+    series.registry.push(timed(["--input-type=module", "-e", `await import(${JSON.stringify(REGISTRY)})`]));
+  }
+  const row = (label: string, values: number[]) => `| ${label} | ${ms(median(values))} | ${values.map((v) => Math.round(v)).join(", ")} |`;
+  return [
+    "## cli: a tool call that needs no browser, from the command line",
+    "",
+    `\`vigie dev status\` on the blog as a child process, spawn to exit, ${RUNS} runs alternating with the two references, medians (${new Date().toISOString().slice(0, 10)}). Target: under 400 ms.`,
+    "",
+    "| what | median | runs |",
+    "| --- | --- | --- |",
+    row("Node's own start (`node -e 0`)", series.node),
+    row("**`vigie dev status`** (target < 400 ms)", series.status),
+    row("importing the whole tool registry (what every call loaded before)", series.registry),
+    row("`vigie dev status`, CPU time (user + system) of the child", series.statusCpu),
+    "",
+    `Load average when done: ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores (wall times grow with it; the CPU time much less).`,
+    `A call imports only its own group's tools file (tools/groups.ts) and the core it needs, plus zod for the arguments; the answer was \`${answer.slice(0, 120)}\`.`,
+  ].join("\n");
+}
