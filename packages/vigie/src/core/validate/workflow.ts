@@ -20,6 +20,7 @@ import { devServerStatus, startDevServer, stopDevServer } from "../devServer/ind
 import { checkLinks } from "../links/links.ts";
 import { lint } from "../lint/lint.ts";
 import { type Project, relativePath, statePath } from "../project.ts";
+import type { Located } from "../source/located.ts";
 import { type StaticServer, serveStatic } from "../staticServer.ts";
 import { resolveBaseUrl } from "../target.ts";
 import { type StepRecord, type ValidationReport, verdictOf } from "./findings.ts";
@@ -352,46 +353,58 @@ export async function validate(project: Project, options: ValidateOptions): Prom
           maxPages: config.crawl?.maxPages,
           concurrency: config.crawl?.concurrency,
           signal: options.signal,
+          // Each failing page's findings point at their source file and line where it can be known.
+          sourceRoot: project.root,
           onProgress: (done, total, path) => options.onProgress?.({ type: "crawl", done, total, path }),
         });
         const failOn = new Set(config.a11y?.failOn ?? ["serious", "critical"]);
         let failing = 0;
         for (const page of result.pages) {
-          const faults: { rule: string; text: string }[] = [];
-          const fault = (rule: string) => (text: string) => faults.push({ rule, text });
+          const faults: { rule: string; text: string; source?: string }[] = [];
+          const fault =
+            (rule: string) =>
+            (text: string, located?: Located): void => {
+              faults.push({ rule, text, ...(located && "source" in located ? { source: located.source } : {}) });
+            };
           if (page.status === 0 || page.status >= 400) fault("http-status")(page.status ? `HTTP ${page.status}` : "no answer");
           if (page.devError) fault("page-error")(`dev error page: ${page.devError.name}: ${page.devError.message}`);
-          for (const diagram of page.mermaid) fault("mermaid")(`Mermaid diagram ${diagram.diagram} failed: ${diagram.message}`);
-          for (const error of page.errors) fault("page-error")(error);
+          for (const diagram of page.mermaid)
+            fault("mermaid")(`Mermaid diagram ${diagram.diagram} failed: ${diagram.message}`, diagram.located);
+          for (const [index, error] of page.errors.entries()) fault("page-error")(error, page.errorSources?.[index]);
           for (const failed of page.failedRequests)
-            fault("failed-request")(`${failed.status ?? failed.reason} ${failed.type} ${failed.url.replace(pagesUrl, "")}`);
-          for (const { rule, text: fault } of faults) {
+            fault("failed-request")(`${failed.status ?? failed.reason} ${failed.type} ${failed.url.replace(pagesUrl, "")}`, failed.located);
+          for (const { rule, text: fault, source } of faults) {
+            const at = source ? ` at ${source}` : "";
             findings.push({
               severity: "fail",
               tool: fault.startsWith("Mermaid") ? "blog_browser_js_errors" : "blog_browser_crawl",
               rule,
               page: page.path,
+              ...(source ? { file: source } : {}),
               message: fault,
               fix: fault.startsWith("Mermaid")
-                ? "Fix the diagram's syntax (blog_build_lint shows the line), then check the page with blog_browser_js_errors."
-                : "Reproduce with blog_browser_js_errors on this page, fix the cause, and check again.",
+                ? `Fix the diagram's syntax${at} (blog_build_lint shows the line), then check the page with blog_browser_js_errors.`
+                : `${source ? `Fix the cause${at}` : "Reproduce with blog_browser_js_errors on this page, fix the cause,"} and check again.`,
             });
           }
           const a11yFaults = (page.a11y ?? []).filter((v: Violation) => failOn.has(v.impact) || v.impact === "moderate");
           for (const violation of a11yFaults) {
             const origin = originOf({ rule: violation.id, page: page.path, target: violation.target }, violation.within ?? [], site);
+            // Images are found back in the sources by their src: the first one located.
+            const source = violation.sources?.flatMap((located) => ("source" in located ? [located.source] : []))[0];
             findings.push({
               severity: failOn.has(violation.impact) ? "fail" : "warn",
               tool: "blog_browser_a11y",
               rule: violation.id,
               page: page.path,
+              ...(source ? { file: source } : {}),
               target: violation.target,
               ...(origin ? { origin } : {}),
               ...(violation.matches ? { matches: violation.matches } : {}),
               message: `${violation.id} (${violation.impact}, ${violation.count}×): ${violation.help} at ${violation.target}${origin ? ` (from ${origin})` : ""}`,
               fix: origin
                 ? `${dependencyFix({ rule: violation.id, target: violation.target }, origin)} See ${violation.helpUrl}`
-                : `See ${violation.helpUrl}`,
+                : `${source ? `Fix it at ${source}. ` : ""}See ${violation.helpUrl}`,
             });
           }
           const ok = faults.length === 0 && !a11yFaults.some((v) => failOn.has(v.impact));
