@@ -1,5 +1,5 @@
-import { loadConfig } from "../core/config.ts";
-import { devServerStatus, httpGet, readDevLogs, startDevServer, stopDevServer } from "../core/devServer/index.ts";
+// Each run imports the core module it needs when it is called: a call of one tool (`vigie dev
+// status`) loads that tool's code, not the whole dev-server core.
 import { defineTool, type ToolDefinition } from "./define.ts";
 
 const start = defineTool({
@@ -15,7 +15,9 @@ const start = defineTool({
     mode: z.enum(["dev", "preview"]).describe('"preview": serve the last build').optional(),
     timeoutMs: z.number().int().min(1000).max(300_000).describe("default 30000").optional(),
   }),
-  run: (args, context) => {
+  run: async (args, context) => {
+    const { loadConfig } = await import("../core/config.ts");
+    const { startDevServer } = await import("../core/devServer/start.ts");
     // vigie.config.json may name the dev command and the port; the arguments win.
     const config = loadConfig(context.project);
     const mode = args.mode ?? "dev";
@@ -38,7 +40,7 @@ const stop = defineTool({
   args: (z) => ({
     graceMs: z.number().int().min(0).max(60_000).describe("TERM to KILL delay, default 5000").optional(),
   }),
-  run: (args, context) => stopDevServer(context.project, args),
+  run: async (args, context) => (await import("../core/devServer/stop.ts")).stopDevServer(context.project, args),
 });
 
 const status = defineTool({
@@ -50,7 +52,7 @@ const status = defineTool({
   description:
     "Is the dev server running and answering? Answers running, healthy, pid, port, url, uptimeS; for a crashed server its exit code and log tail.",
   args: () => ({}),
-  run: (_args, context) => devServerStatus(context.project),
+  run: async (_args, context) => (await import("../core/devServer/status.ts")).devServerStatus(context.project),
 });
 
 const logs = defineTool({
@@ -67,7 +69,7 @@ const logs = defineTool({
     level: z.enum(["error", "warn"]).describe("errors (warn: and warnings)").optional(),
     since: z.enum(["last"]).describe("only lines new since the previous call").optional(),
   }),
-  run: (args, context) => readDevLogs(context.project, args),
+  run: async (args, context) => (await import("../core/devServer/log.ts")).readDevLogs(context.project, args),
 });
 
 const http_get = defineTool({
@@ -83,7 +85,7 @@ const http_get = defineTool({
     port: z.number().int().min(1).max(65535).describe("default: the dev server's").optional(),
     timeoutMs: z.number().int().min(100).max(120_000).describe("default 10000").optional(),
   }),
-  run: (args, context) => httpGet(context.project, { ...args, signal: context.signal }),
+  run: async (args, context) => (await import("../core/devServer/http.ts")).httpGet(context.project, { ...args, signal: context.signal }),
 });
 
 /** blog_dev_*: the dev-server lifecycle. */
