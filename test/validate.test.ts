@@ -56,7 +56,16 @@ interface Fault {
   verdict: "PASS" | "WARN" | "FAIL";
   tool: string;
   where: RegExp;
+  /** A finding of `tool` at `where` names this file and the last line that holds `text`. */
+  source?: { lang: "fr" | "en"; slug: string; text: string };
 }
+
+/** "src/content/articles/en/x.mdx:12": the last line of the article that holds `text`. */
+const expectedSource = (copy: BlogCopy, { lang, slug, text }: NonNullable<Fault["source"]>): string => {
+  const lines = readFileSync(article(copy, lang, slug), "utf8").split("\n");
+  const index = lines.findLastIndex((line) => line.includes(text));
+  return `src/content/articles/${lang}/${slug}.mdx:${index + 1}`;
+};
 
 const FAULTS: Fault[] = [
   {
@@ -66,6 +75,7 @@ const FAULTS: Fault[] = [
     verdict: "FAIL",
     tool: "blog_browser_js_errors",
     where: /^\/en\/articles\/mermaid-in-the-browser\//,
+    source: { lang: "en", slug: "mermaid-in-the-browser", text: "```mermaid" },
   },
   {
     name: "a component that throws in the browser on one article only",
@@ -93,6 +103,7 @@ const FAULTS: Fault[] = [
     verdict: "FAIL",
     tool: "blog_browser_crawl",
     where: /^\/articles\/budgets-de-performance\//,
+    source: { lang: "fr", slug: "budgets-de-performance", text: "graphique-absent.png" },
   },
   {
     name: "a broken internal link",
@@ -138,6 +149,7 @@ const FAULTS: Fault[] = [
     verdict: "FAIL",
     tool: "blog_browser_a11y",
     where: /^\/en\/articles\/performance-budgets\//,
+    source: { lang: "en", slug: "performance-budgets", text: '<img src="/favicon.svg"' },
   },
   {
     name: "a missing EN translation",
@@ -187,6 +199,13 @@ describe("vigie validate on the blog with one fault each", () => {
       assert.equal(code, fault.verdict === "FAIL" ? 1 : 0);
       assert.ok(matching(report.findings, fault.tool, fault.where), `no finding from ${fault.tool} at ${fault.where}:\n${summary}`);
       for (const finding of report.findings) assert.ok(finding.fix, "every finding says what to do");
+      if (fault.source) {
+        const expected = expectedSource(copy, fault.source);
+        assert.ok(
+          report.findings.some((f) => f.tool === fault.tool && fault.where.test(f.page ?? "") && f.file === expected),
+          `no finding from ${fault.tool} at ${fault.where} with the source ${expected}:\n${summary}`,
+        );
+      }
     });
   }
 });
