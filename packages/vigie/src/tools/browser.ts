@@ -7,7 +7,7 @@ import { takeScreenshot } from "../core/browser/screenshot.ts";
 import { sharedSession } from "../core/browser/session.ts";
 import { visualDiff } from "../core/browser/visualDiff.ts";
 import type { FailedRequest, PageFindings } from "../core/browser/watch.ts";
-import { readSiteFacts } from "../core/build/astro-config.ts";
+import { readAstroSettings } from "../core/build/astro-config.ts";
 import { budgetsOf, loadConfig } from "../core/config.ts";
 import type { Located } from "../core/source/located.ts";
 import { resolveBaseUrl, resolvePageUrl } from "../core/target.ts";
@@ -207,7 +207,7 @@ export const browserTools: ToolDefinition[] = [
     readOnly: true,
     idempotent: true,
     description:
-      "Check every page of the site (sitemap, else links from the home pages) for HTTP status and runtime errors, in parallel. Answers counts and the failing pages only; the full table goes to a report file.",
+      "Check every page of the site (sitemap, else links from the home page) for HTTP status and runtime errors, in parallel. Answers counts and the failing pages only; the full table goes to a report file.",
     args: (z) => ({
       port: target(z).port,
       maxPages: z.number().int().min(1).max(5000).describe("default 500").optional(),
@@ -215,11 +215,11 @@ export const browserTools: ToolDefinition[] = [
     }),
     run: async (args, { project, progress, signal }) => {
       const baseUrl = resolveBaseUrl(project, args);
-      // The site's base (its sitemap is looked for there) and its home pages, where link-following starts.
-      const site = readSiteFacts(project);
+      // The site's base: its sitemap is looked for there, and link-following starts there.
+      const { base } = readAstroSettings(project);
       const result = await crawlSite(sharedSession(), baseUrl, {
-        base: site.base,
-        startPaths: site.criticalRoutes,
+        base,
+        startPaths: [base],
         maxPages: args.maxPages,
         concurrency: args.concurrency,
         signal,
