@@ -4,7 +4,7 @@
 // integrations shape the site (a sitemap, Starlight).
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { findCollections } from "../lint/content/collections.ts";
+import { balanced, findCollections } from "../lint/content/collections.ts";
 import type { Project } from "../project.ts";
 
 export interface AstroSettings {
@@ -44,27 +44,6 @@ function withoutComments(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
 }
 
-/** The text of the object or call opened at `open` ("{" or "("), up to its match; strings skipped. */
-function balancedAt(text: string, open: number): string {
-  let depth = 0;
-  let quote: string | undefined;
-  for (let i = open; i < text.length; i++) {
-    const char = text[i];
-    if (quote) {
-      if (char === "\\") i++;
-      else if (char === quote) quote = undefined;
-      continue;
-    }
-    if (char === '"' || char === "'" || char === "`") quote = char;
-    else if (char === "(" || char === "{" || char === "[") depth++;
-    else if (char === ")" || char === "}" || char === "]") {
-      depth--;
-      if (depth === 0) return text.slice(open, i + 1);
-    }
-  }
-  return text.slice(open);
-}
-
 /** The keys of an object literal's first level: `{ root: {...}, fr: {...} }` → root, fr. */
 function topLevelKeys(object: string): string[] {
   const keys: string[] = [];
@@ -94,7 +73,7 @@ function topLevelKeys(object: string): string[] {
 function starlightLocales(options: string): { locales: string[]; defaultLocale?: string } {
   const at = /\blocales\s*:\s*\{/.exec(options);
   if (!at) return { locales: [] };
-  const keys = topLevelKeys(balancedAt(options, at.index + at[0].length - 1));
+  const keys = topLevelKeys(balanced(options, at.index + at[0].length - 1));
   const declared = stringField(options.replace(/\blocales\s*:\s*\{[\s\S]*$/, ""), "defaultLocale");
   return { locales: keys, defaultLocale: keys.includes("root") ? "root" : (declared ?? keys[0]) };
 }
@@ -103,12 +82,12 @@ export function readAstroSettings(project: Project): AstroSettings {
   const configFile = CONFIG_FILES.find((name) => existsSync(join(project.root, name)));
   const text = configFile ? withoutComments(readFileSync(join(project.root, configFile), "utf8")) : "";
   const starlightCall = /\bstarlight\s*\(/.exec(text);
-  const starlightOptions = starlightCall ? balancedAt(text, starlightCall.index + starlightCall[0].length - 1) : "";
+  const starlightOptions = starlightCall ? balanced(text, starlightCall.index + starlightCall[0].length - 1) : "";
   // Starlight's own settings (title, locales...) must not be read as Astro's.
   const astroText = starlightCall ? text.replace(starlightOptions, "()") : text;
   const base = stringField(astroText, "base") ?? "/";
   const i18nAt = /\bi18n\s*:\s*\{/.exec(astroText);
-  const i18n = i18nAt ? balancedAt(astroText, i18nAt.index + i18nAt[0].length - 1) : "";
+  const i18n = i18nAt ? balanced(astroText, i18nAt.index + i18nAt[0].length - 1) : "";
   const localesList = /\blocales\s*:\s*\[([^\]]*)\]/.exec(i18n)?.[1] ?? "";
   // Locales are strings or { path, codes } objects: the path is what appears in URLs.
   let locales = [...localesList.replace(/codes\s*:\s*\[[^\]]*\]/g, "").matchAll(/(["'`])([^"'`]+)\1/g)].map((match) => match[2] as string);

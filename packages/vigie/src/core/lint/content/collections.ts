@@ -30,8 +30,8 @@ export function contentConfigPath(project: Project): string | undefined {
   return CONTENT_CONFIGS.map((name) => join(project.root, name)).find((path) => existsSync(path));
 }
 
-/** The text between the parenthesis opened at `open` and its match (strings and templates skipped roughly). */
-function balanced(text: string, open: number): string {
+/** The text of the object, array or call opened at `open` ("{", "[" or "("), up to its match; strings and templates skipped roughly. */
+export function balanced(text: string, open: number): string {
   let depth = 0;
   let quote: string | undefined;
   for (let i = open; i < text.length; i++) {
