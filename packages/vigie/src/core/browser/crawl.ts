@@ -7,8 +7,8 @@ import { locateFindings } from "../source/findings.ts";
 import { locateImage } from "../source/images.ts";
 import { unknown } from "../source/located.ts";
 import { cachedFetcher, type FetchText } from "../source/sourceMaps.ts";
+import { withTimeout } from "../wait.ts";
 import { quickContentAudit, runAxe, type Violation } from "./a11y.ts";
-import { withTimeout } from "./jsErrors.ts";
 import type { BrowserSession } from "./session.ts";
 import { type CheckOptions, checkPage, hasFaults, type PageFindings } from "./watch.ts";
 

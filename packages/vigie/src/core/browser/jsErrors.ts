@@ -1,4 +1,5 @@
 import { locateFindings } from "../source/findings.ts";
+import { withTimeout } from "../wait.ts";
 import type { BrowserSession } from "./session.ts";
 import { type CheckOptions, checkPage, type PageFindings } from "./watch.ts";
 
@@ -26,24 +27,8 @@ export async function checkJsErrors(session: BrowserSession, url: string, option
 
 const LOCATE_TIMEOUT_MS = 10_000;
 
-/** Races a check against an overall timeout; on timeout, rejects and starts `onTimeout`. */
-export async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Promise<void>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  // If the timeout wins, the abandoned work may still fail later: never let that crash us.
-  work.catch(() => undefined);
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      // Give up at once; the clean-up runs on its own (closing a stuck page may hang too).
-      reject(new Error(`the check did not finish within ${Math.round(ms / 1000)} s`));
-      onTimeout().catch(() => undefined);
-    }, ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** Moved to core/wait.ts; re-exported for core/validate until it imports it from there. */
+export { withTimeout } from "../wait.ts";
 
 /** One line per kind of fault, for an answer's summary. */
 export function summarize(findings: PageFindings): string {

@@ -3,7 +3,7 @@
 
 import type { BrowserContext, Page } from "playwright-core";
 import type { Budgets } from "../config.ts";
-import { withTimeout } from "./jsErrors.ts";
+import { withTimeout } from "../wait.ts";
 import type { BrowserSession } from "./session.ts";
 
 export interface PerfSample {

@@ -1,10 +1,10 @@
 // One warm Chromium per process: launched on first use, shared by every check (each in
 // a fresh context), relaunched when it crashed, closed after an idle period and at exit.
 
-import { constants } from "node:os";
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
-import { commandOf, listProcesses } from "../devServer/proc.ts";
-import { withTimeout } from "./jsErrors.ts";
+import { onExit } from "../process/exitHooks.ts";
+import { commandOf, listProcesses } from "../process/inspect.ts";
+import { sleep, withTimeout } from "../wait.ts";
 import { launchChromium } from "./launch.ts";
 
 /**
@@ -39,7 +39,6 @@ export class BrowserSession {
 
   constructor(options: SessionOptions = {}) {
     this.idleMs = options.idleMs ?? 60_000;
-    sessions.add(this);
   }
 
   /** How many times this session launched Chromium (1 while it stays warm). */
@@ -56,17 +55,24 @@ export class BrowserSession {
     return this.#browser?.isConnected() ? this.#browserPid : undefined;
   }
   #browserPid: number | undefined;
+  /** Removes the exit hook that kills this session's Chromium; set while one runs. */
+  #unhook: (() => void) | undefined;
 
   async browser(): Promise<Browser> {
     if (this.#browser?.isConnected()) return this.#browser;
     this.#launching ??= (async () => {
       try {
-        hookSignals();
         const browser = await launchChromium();
         this.#launches += 1;
         this.#browserPid = findChromiumChild();
+        // No Chromium may outlive this process: killed at exit (or on a signal nobody handles).
+        this.#unhook?.();
+        this.#unhook = onExit(() => this.killNow());
         browser.on("disconnected", () => {
-          if (this.#browser === browser) this.#browser = undefined;
+          if (this.#browser !== browser) return;
+          this.#browser = undefined;
+          this.#unhook?.();
+          this.#unhook = undefined;
         });
         this.#browser = browser;
         return browser;
@@ -97,7 +103,7 @@ export class BrowserSession {
         return await check(fresh.page, fresh.context);
       } finally {
         // A context whose page is stuck may never finish closing: wait a little, not forever.
-        await Promise.race([fresh.context.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+        await Promise.race([fresh.context.close().catch(() => undefined), sleep(5000, { unref: true })]);
         if (this.running) this.#prepareSpare(key, options);
       }
     } finally {
@@ -159,6 +165,8 @@ export class BrowserSession {
     const browser = this.#browser ?? (await this.#launching?.catch(() => undefined));
     this.#browser = undefined;
     if (browser) await browser.close().catch(() => undefined);
+    this.#unhook?.();
+    this.#unhook = undefined;
   }
 
   /** Last resort at process exit: no Chromium may outlive us. Synchronous. */
@@ -171,31 +179,6 @@ export class BrowserSession {
         // already gone
       }
     }
-  }
-}
-
-const sessions = new Set<BrowserSession>();
-const killAll = () => {
-  for (const session of sessions) session.killNow();
-};
-process.once("exit", killAll);
-
-let signalsHooked = false;
-/**
- * On SIGINT, SIGTERM or SIGHUP: kill our browsers, then let the signal do what it would
- * have done (end the process) unless someone else handles it.
- */
-function hookSignals(): void {
-  if (signalsHooked) return;
-  signalsHooked = true;
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    const handler = () => {
-      killAll();
-      process.off(signal, handler);
-      // Exit (running the exit hooks) as the signal would have ended the process.
-      if (process.listenerCount(signal) === 0) process.exit(128 + (constants.signals[signal] ?? 15));
-    };
-    process.on(signal, handler);
   }
 }
 

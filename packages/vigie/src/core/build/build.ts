@@ -2,9 +2,10 @@
 // process group, its errors and warnings mapped to source files, and what it wrote.
 import { writeReport } from "../answer.ts";
 import { loadConfig } from "../config.ts";
+import { tailLines } from "../process/output.ts";
+import { runCommand } from "../process/spawn.ts";
 import type { Project } from "../project.ts";
 import { readAstroSettings } from "./astro-config.ts";
-import { runCommand, tailLines } from "./command.ts";
 import { distStats } from "./dist.ts";
 import { locateIssues } from "./locate.ts";
 import { type BuildIssue, fallbackError, parseBuildOutput } from "./output.ts";

@@ -3,7 +3,8 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { VigieError, writeReport } from "../answer.ts";
-import { runCommand, tailLines } from "../build/command.ts";
+import { tailLines } from "../process/output.ts";
+import { runCommand } from "../process/spawn.ts";
 import type { Project } from "../project.ts";
 
 export const CHECK_COMMAND = ["npm", "exec", "--no", "--", "astro", "check"];

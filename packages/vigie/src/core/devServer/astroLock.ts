@@ -6,8 +6,8 @@
 // trusted only while it is a live `astro` process whose working directory is this project.
 import { readFileSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { commandOf, cwdOf, isLive, readProcStat } from "../process/inspect.ts";
 import type { Project } from "../project.ts";
-import { commandOf, cwdOf, isLive, readProcStat } from "./proc.ts";
 import type { DevMode } from "./state.ts";
 
 const LOCKS = ["dev.json", "preview.json"];
@@ -55,6 +55,13 @@ export interface AstroServer {
   /** Epoch ms, from the lock. */
   startedAt?: number;
   lockPath: string;
+}
+
+/** Who started a server vigie did not spawn itself. */
+export type StartedBy = "astro" | "astro (background)";
+
+export function startedBy(server: AstroServer): StartedBy {
+  return server.background ? "astro (background)" : "astro";
 }
 
 export type AstroLookup =

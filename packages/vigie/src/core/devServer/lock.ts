@@ -4,8 +4,8 @@
 // is taken over.
 import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { VigieError } from "../answer.ts";
+import { bootId, isLive, readProcStat } from "../process/inspect.ts";
 import type { Project } from "../project.ts";
-import { bootId, isLive, readProcStat } from "./proc.ts";
 import { files } from "./state.ts";
 
 const POLL_MS = 25;

@@ -1,7 +1,7 @@
 // Who listens on a TCP port: a bind test for "can the server have it", and the process
 // backend (/proc/net/tcp{,6} and /proc/<pid>/fd on Linux, lsof elsewhere) for "who holds it".
 import { createServer } from "node:net";
-import { commandOf, processBackend, socketOwners } from "./proc.ts";
+import { commandOf, processBackend, socketOwners } from "../process/inspect.ts";
 
 export const LOOPBACK = "127.0.0.1";
 

@@ -4,8 +4,8 @@
 // /proc): a fixed short interval, no back-off, so start returns soon after the server is up.
 import { closeSync, openSync, readSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
+import { groupMembers, isLive, pollMs, readProcStat } from "../process/inspect.ts";
 import { isListeningFrom } from "./ports.ts";
-import { groupMembers, isLive, pollMs, readProcStat } from "./proc.ts";
 import { answersHttp } from "./request.ts";
 
 const PROBE_TIMEOUT_MS = 2000;

@@ -3,8 +3,8 @@
 // so the CLI may start it and OpenCode stop it, and a reused pid is never mistaken for it.
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
+import { bootId, commandOf, groupMembers, isLive, readProcStat } from "../process/inspect.ts";
 import { type Project, statePath } from "../project.ts";
-import { bootId, commandOf, groupMembers, isLive, readProcStat } from "./proc.ts";
 
 export type DevMode = "dev" | "preview";
 

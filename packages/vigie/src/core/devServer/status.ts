@@ -1,8 +1,9 @@
 // Is the server running, is it answering, and if it died, how.
+
+import { isLive, readProcStat, requireProc } from "../process/inspect.ts";
 import type { Project } from "../project.ts";
 import { type AstroServer, findAstroServer } from "./astroLock.ts";
 import { logTail } from "./log.ts";
-import { isLive, readProcStat, requireProc } from "./proc.ts";
 import { getLocal, RequestTimeout } from "./request.ts";
 import { endedByStopRequest, files, inspect, readText } from "./state.ts";
 

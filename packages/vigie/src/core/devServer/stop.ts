@@ -3,12 +3,12 @@
 // free. Killing the npm pid alone leaves Astro running and the port answering.
 import { rmSync, statSync } from "node:fs";
 import { VigieError } from "../answer.ts";
+import { groupMembers, isLive, pollMs, readProcStat, requireProc } from "../process/inspect.ts";
 import type { Project } from "../project.ts";
 import { type AstroServer, astroLogPath, findAstroServer, isSameAstroServer, removeAstroLocks } from "./astroLock.ts";
 import { withLock } from "./lock.ts";
 import { logTail } from "./log.ts";
 import { describeHolder, listeningInodes, portHolder } from "./ports.ts";
-import { groupMembers, isLive, pollMs, readProcStat, requireProc } from "./proc.ts";
 import { clearRecord, endedByStopRequest, files, inspect } from "./state.ts";
 
 export const DEFAULT_GRACE_MS = 5000;

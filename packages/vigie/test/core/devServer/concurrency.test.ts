@@ -5,7 +5,7 @@ import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
-import { groupMembers } from "../../../src/core/devServer/proc.ts";
+import { groupMembers } from "../../../src/core/process/inspect.ts";
 import { type BlogCopy, copyBlog } from "../../support/blog.ts";
 import { call, freePort, killEverythingIn, processesUnder, waitFor } from "./helpers.ts";
 

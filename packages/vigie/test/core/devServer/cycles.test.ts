@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { listeningInodes } from "../../../src/core/devServer/ports.ts";
-import { groupMembers } from "../../../src/core/devServer/proc.ts";
+import { groupMembers } from "../../../src/core/process/inspect.ts";
 import { type BlogCopy, copyBlog } from "../../support/blog.ts";
 import { call, freePort, killEverythingIn, processesUnder } from "./helpers.ts";
 

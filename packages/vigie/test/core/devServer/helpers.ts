@@ -2,7 +2,7 @@
 // safety net that ends whatever a test started in its blog copy, even when it failed.
 import type { Answer } from "../../../src/core/answer.ts";
 import { readDevServerRecord } from "../../../src/core/devServer/index.ts";
-import { groupMembers, isLive, listProcesses, workingDirectories } from "../../../src/core/devServer/proc.ts";
+import { groupMembers, isLive, listProcesses, workingDirectories } from "../../../src/core/process/inspect.ts";
 import type { Project } from "../../../src/core/project.ts";
 import { devTools } from "../../../src/tools/dev.ts";
 import { runTool } from "../../../src/tools/run.ts";

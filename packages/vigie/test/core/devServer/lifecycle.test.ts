@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import { MAX_ANSWER_BYTES } from "../../../src/core/answer.ts";
 import { readDevPort } from "../../../src/core/devServer/index.ts";
 import { listeningInodes } from "../../../src/core/devServer/ports.ts";
-import { groupMembers } from "../../../src/core/devServer/proc.ts";
+import { groupMembers } from "../../../src/core/process/inspect.ts";
 import { type BlogCopy, copyBlog } from "../../support/blog.ts";
 import { call, freePort, killEverythingIn, processesUnder, waitFor } from "./helpers.ts";
 

@@ -8,8 +8,8 @@ import { once } from "node:events";
 import { readdirSync } from "node:fs";
 import { basename } from "node:path";
 import { after, describe, test } from "node:test";
-import { BACKEND_VARIABLE, processBackend } from "../../../src/core/devServer/proc.ts";
-import { psBackend } from "../../../src/core/devServer/processPs.ts";
+import { BACKEND_VARIABLE, processBackend } from "../../../src/core/process/inspect.ts";
+import { psBackend } from "../../../src/core/process/psBackend.ts";
 
 const dir = new URL(".", import.meta.url).pathname;
 const self = basename(new URL(import.meta.url).pathname);

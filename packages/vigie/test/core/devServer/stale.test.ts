@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
 import { VigieError } from "../../../src/core/answer.ts";
 import { withLock } from "../../../src/core/devServer/lock.ts";
-import { bootId, isLive, readProcStat } from "../../../src/core/devServer/proc.ts";
+import { bootId, isLive, readProcStat } from "../../../src/core/process/inspect.ts";
 import { projectAt } from "../../../src/core/project.ts";
 import { FIXTURES_DIR } from "../../support/blog.ts";
 import { call } from "./helpers.ts";

@@ -1,17 +1,22 @@
-// Runs a command to completion in its own process group: a timeout, a cancel signal
-// or this process's exit kill the whole group (npm → sh → astro → workers), never
-// only its leader.
+// Runs a command to completion in its own process group: a timeout, a cancel signal or
+// this process's exit kill the whole group (npm → sh → astro → workers), never only its
+// leader. node:child_process, not execa: execa signals the child's pid, not its group, and
+// its clean-up at exit does nothing for a detached child, which is the case we need; it would
+// also add a dozen packages to every CLI start.
 import { spawn } from "node:child_process";
-import { stripVTControlCharacters } from "node:util";
+import { onExit } from "./exitHooks.ts";
+import { killGroup, signalGroup } from "./kill.ts";
+import { cleanOutput } from "./output.ts";
 
 export interface CommandOptions {
   cwd: string;
   /** Kill the group after this long. */
   timeoutMs: number;
+  /** Added to this process's environment (after QUIET_ENV). */
   env?: Record<string, string>;
   /** Cancels the run: the group is killed and the result says `aborted`. */
   signal?: AbortSignal;
-  /** Between SIGTERM and SIGKILL. */
+  /** Between SIGTERM and SIGKILL. Default 3000 ms. */
   graceMs?: number;
 }
 
@@ -34,32 +39,14 @@ export interface CommandResult {
 export const QUIET_ENV: Record<string, string> = { NO_COLOR: "1", ASTRO_TELEMETRY_DISABLED: "1" };
 
 const MAX_OUTPUT = 16 * 1024 * 1024;
+/** How long the pipes get to drain after the leader exits (a stray grandchild may hold them). */
+const DRAIN_MS = 2000;
 
-/** Groups still running, killed if this process exits first. */
-const running = new Set<number>();
-let exitHookInstalled = false;
+type Outcome = Pick<CommandResult, "exitCode" | "signal" | "spawnError">;
 
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const pid of running) signalGroup(pid, "SIGKILL");
-  });
-}
-
-/** Sends a signal to a whole process group; false when the group is gone. */
-export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
-  try {
-    process.kill(-pid, signal);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export async function runCommand(argv: readonly string[], options: CommandOptions): Promise<CommandResult> {
-  const [file, ...args] = argv;
-  const command = argv.join(" ");
+/** `file args...` in its own process group, to completion, a timeout or a cancellation. */
+export async function spawnCommand(file: string, args: readonly string[], options: CommandOptions): Promise<CommandResult> {
+  const command = [file, ...args].join(" ");
   const started = performance.now();
   const base = { command, exitCode: null, signal: null, timedOut: false, aborted: false, output: "" };
   if (!file) return { ...base, spawnError: "empty command", durationMs: 0 };
@@ -70,22 +57,23 @@ export async function runCommand(argv: readonly string[], options: CommandOption
   if (!options.env?.FORCE_COLOR) delete env.FORCE_COLOR;
   const child = spawn(file, args, { cwd: options.cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env });
   const pid = child.pid;
-  let output = "";
+  const chunks: Buffer[] = [];
+  let kept = 0;
   let dropped = 0;
   const collect = (chunk: Buffer) => {
-    if (output.length < MAX_OUTPUT) output += chunk.toString("utf8");
-    else dropped += chunk.length;
+    if (kept < MAX_OUTPUT) {
+      chunks.push(chunk);
+      kept += chunk.length;
+    } else dropped += chunk.length;
   };
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
 
   let timedOut = false;
   let aborted = false;
-  let killTimer: NodeJS.Timeout | undefined;
+  let killing: Promise<unknown> | undefined;
   const kill = () => {
-    if (pid === undefined) return;
-    signalGroup(pid, "SIGTERM");
-    killTimer ??= setTimeout(() => signalGroup(pid, "SIGKILL"), options.graceMs ?? 3000);
+    if (pid !== undefined) killing ??= killGroup(pid, { graceMs: options.graceMs ?? 3000 });
   };
   const timer = setTimeout(() => {
     timedOut = true;
@@ -96,22 +84,18 @@ export async function runCommand(argv: readonly string[], options: CommandOption
     kill();
   };
   options.signal?.addEventListener("abort", onAbort, { once: true });
-  if (pid !== undefined) {
-    installExitHook();
-    running.add(pid);
-  }
+  const unhook = pid === undefined ? undefined : onExit(() => signalGroup(pid, "SIGKILL"));
 
-  const outcome = await new Promise<{ exitCode: number | null; signal: NodeJS.Signals | null; spawnError?: string }>((resolve) => {
+  const outcome = await new Promise<Outcome>((resolve) => {
     child.once("error", (error) => resolve({ exitCode: null, signal: null, spawnError: error.message }));
     child.once("exit", (exitCode, signal) => {
       // The leader is gone; anything it left in its group goes with it.
       if (pid !== undefined) signalGroup(pid, "SIGTERM");
-      // Wait for the pipes to drain, but not for ever: a stray grandchild may hold them.
       const drained = setTimeout(() => {
         child.stdout?.destroy();
         child.stderr?.destroy();
         resolve({ exitCode, signal });
-      }, 2000);
+      }, DRAIN_MS);
       child.once("close", () => {
         clearTimeout(drained);
         resolve({ exitCode, signal });
@@ -120,9 +104,10 @@ export async function runCommand(argv: readonly string[], options: CommandOption
   });
 
   clearTimeout(timer);
-  if (killTimer) clearTimeout(killTimer);
   options.signal?.removeEventListener("abort", onAbort);
-  if (pid !== undefined) running.delete(pid);
+  await killing;
+  unhook?.();
+  let output = Buffer.concat(chunks).toString("utf8");
   if (dropped > 0) output += `\n[output truncated: ${dropped} more bytes]\n`;
   return {
     ...base,
@@ -131,12 +116,12 @@ export async function runCommand(argv: readonly string[], options: CommandOption
     timedOut,
     aborted,
     durationMs: Math.round(performance.now() - started),
-    output: stripVTControlCharacters(output).replace(/\r\n?/g, "\n"),
+    output: cleanOutput(output),
   };
 }
 
-/** The last `count` non-empty lines of an output, each clipped to `width` characters. */
-export function tailLines(output: string, count: number, width = 160): string[] {
-  const lines = output.split("\n").filter((line) => line.trim() !== "");
-  return lines.slice(-count).map((line) => (line.length > width ? `${line.slice(0, width - 1)}…` : line));
+/** spawnCommand with the command as one array, as the callers keep their commands. */
+export function runCommand(argv: readonly string[], options: CommandOptions): Promise<CommandResult> {
+  const [file = "", ...args] = argv;
+  return spawnCommand(file, args, options);
 }

@@ -3,8 +3,8 @@
 // behind one interface, chosen at run time: /proc on Linux, ps and lsof elsewhere (macOS,
 // the BSDs). VIGIE_PROCESS_BACKEND=proc|ps forces one (the tests run the suite with both).
 import { clip, VigieError } from "../answer.ts";
-import { procBackend } from "./processProc.ts";
-import { psBackend } from "./processPs.ts";
+import { procBackend } from "./procBackend.ts";
+import { psBackend } from "./psBackend.ts";
 
 export interface ProcStat {
   pid: number;
