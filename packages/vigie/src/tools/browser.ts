@@ -9,6 +9,7 @@ import { visualDiff } from "../core/browser/visualDiff.ts";
 import type { FailedRequest, PageFindings } from "../core/browser/watch.ts";
 import { readAstroSettings } from "../core/build/astro-config.ts";
 import { budgetsOf, loadConfig } from "../core/config.ts";
+import { relativePath } from "../core/project.ts";
 import type { Located } from "../core/source/located.ts";
 import { resolveBaseUrl, resolvePageUrl } from "../core/target.ts";
 import { defineTool, type ToolDefinition, type Zod } from "./define.ts";
@@ -55,6 +56,10 @@ function listedFindings(items: (string | Answer)[]): (string | Answer)[] {
 }
 
 /** The compact form of one page's findings, as js_errors answers it. */
+/** Why an a11y answer names no component. */
+const A11Y_SOURCE_UNKNOWN =
+  "this page does not mark its elements with their component: Astro does on its dev server with the dev toolbar on (devToolbar.enabled)";
+
 export function findingsAnswer(findings: PageFindings, path: string): Answer {
   const origin = new URL(findings.url).origin;
   // One reason shared by every finding (no src/ at all, say) is said once, not per finding.
@@ -187,15 +192,17 @@ export const browserTools: ToolDefinition[] = [
         : undefined;
       return {
         path: args.path ?? "/",
-        violations: result.violations.slice(0, 8).map(({ id, impact, help, count, target: selector }) => ({
+        violations: result.violations.slice(0, 8).map(({ id, impact, help, count, target: selector, component }) => ({
           id,
           impact,
           help: clip(help, 100),
           count,
           target: clip(selector, 120),
+          ...(component ? { source: relativePath(project, component) } : {}),
         })),
         counts,
         passes: result.passes,
+        ...(result.violations.length && !result.annotated ? { sourceUnknown: A11Y_SOURCE_UNKNOWN } : {}),
         ...(report ? { report } : {}),
       };
     },

@@ -30,6 +30,12 @@ export interface Violation {
   srcs?: string[];
   /** Where the sources write each of `srcs`, same order, once located (crawl with a source root). */
   sources?: Located[];
+  /**
+   * The component that wrote the first violating element that says so: "/abs/src/components/X.astro:12".
+   * Astro marks the elements of `.astro` templates with `data-astro-source-file` and `-loc` on the dev
+   * server when its dev toolbar is on; Markdown content and built pages carry no such mark.
+   */
+  component?: string;
 }
 
 /** Rules about images, whose violating elements are found back in the sources by their `src`. */
@@ -40,6 +46,8 @@ export interface A11yResult {
   violations: Violation[];
   passes: number;
   incomplete: number;
+  /** Whether the page marks its elements with their component (Astro's dev server, dev toolbar on). */
+  annotated: boolean;
 }
 
 const AXE_DOCS = "https://dequeuniversity.com/rules/axe/4.11";
@@ -158,6 +166,14 @@ export async function runAxe(page: Page, tags?: string[], selectors: string[] = 
         for (let at: Element | null = element; at; at = at.parentElement) if (at.localName.includes("-")) tags.push(at.localName);
         return tags;
       };
+      const componentOf = (elements: Element[]) => {
+        for (const element of elements) {
+          const file = element.getAttribute("data-astro-source-file") ?? element.getAttribute("data-vigie-source-file");
+          const loc = element.getAttribute("data-astro-source-loc") ?? element.getAttribute("data-vigie-source-loc");
+          if (file) return `${file}:${(loc ?? "").split(":")[0] || 1}`;
+        }
+        return undefined;
+      };
       const matchesSelector = (element: Element, selector: string) => {
         try {
           return element.matches(selector);
@@ -175,6 +191,7 @@ export async function runAxe(page: Page, tags?: string[], selectors: string[] = 
           const srcs = imageRules.includes(v.id)
             ? found.flatMap((element) => (element.getAttribute("src") ? [element.getAttribute("src") as string] : [])).slice(0, 5)
             : [];
+          const component = componentOf(found);
           return {
             id: v.id,
             impact: (v.impact ?? "minor") as string,
@@ -185,20 +202,35 @@ export async function runAxe(page: Page, tags?: string[], selectors: string[] = 
             ...(within.length ? { within } : {}),
             ...(matches.length ? { matches } : {}),
             ...(srcs.length ? { srcs } : {}),
+            ...(component ? { component } : {}),
           };
         }),
         passes: result.passes.length,
         incomplete: result.incomplete.length,
+        annotated: document.querySelector("[data-astro-source-file], [data-vigie-source-file]") !== null,
       };
     },
     { only, selectors, imageRules: IMAGE_RULES },
   );
   const violations = (raw.violations as Violation[]).sort((a, b) => SEVERITY[a.impact] - SEVERITY[b.impact] || b.count - a.count);
-  return { violations, passes: raw.passes, incomplete: raw.incomplete };
+  return { violations, passes: raw.passes, incomplete: raw.incomplete, annotated: raw.annotated };
 }
+
+/**
+ * Astro's dev toolbar (its audit app) removes the elements' source marks once the page has
+ * loaded: keep a copy of each under data-vigie-source-file/-loc as it is removed.
+ */
+const KEEP_SOURCE_MARKS = `new MutationObserver((records) => {
+  for (const record of records) {
+    const element = record.target;
+    if (record.oldValue !== null && !element.hasAttribute(record.attributeName))
+      element.setAttribute(record.attributeName.replace("data-astro-", "data-vigie-"), record.oldValue);
+  }
+}).observe(document, { subtree: true, attributes: true, attributeOldValue: true, attributeFilter: ["data-astro-source-file", "data-astro-source-loc"] });`;
 
 export async function auditA11y(session: BrowserSession, url: string, options: { tags?: string[] } = {}): Promise<A11yResult> {
   return session.withPage(async (page) => {
+    await page.addInitScript(KEEP_SOURCE_MARKS);
     await checkPage(page, url);
     return { url, ...(await runAxe(page, options.tags)) };
   });
