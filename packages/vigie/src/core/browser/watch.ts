@@ -159,26 +159,24 @@ function collect(page: Page, options: CheckOptions) {
     failed.set(response.url(), { url: response.url(), status: response.status(), type: request.resourceType() });
   };
 
-  page.on("pageerror", onPageError);
-  page.on("console", onConsole);
-  page.on("request", onRequest);
-  page.on("requestfinished", onDone);
-  page.on("requestfailed", onFailed);
-  page.on("response", onResponse);
-  page.on("framenavigated", onNavigated);
+  /** Attaches (page.on) or detaches (page.off) every listener above. */
+  const listen = (toggle: Page["on"]) => {
+    toggle("pageerror", onPageError);
+    toggle("console", onConsole);
+    toggle("request", onRequest);
+    toggle("requestfinished", onDone);
+    toggle("requestfailed", onFailed);
+    toggle("response", onResponse);
+    toggle("framenavigated", onNavigated);
+  };
+  listen(page.on.bind(page));
 
   return {
     inflight: () => inflight.size,
     navigations: () => navigations,
     quietFor: () => Date.now() - lastActivity,
     stop() {
-      page.off("pageerror", onPageError);
-      page.off("console", onConsole);
-      page.off("request", onRequest);
-      page.off("requestfinished", onDone);
-      page.off("requestfailed", onFailed);
-      page.off("response", onResponse);
-      page.off("framenavigated", onNavigated);
+      listen(page.off.bind(page));
       // A request aborted before the page navigated again (Vite reloads a page when it
       // discovers dependencies) was cancelled by the reload, not broken.
       for (const [url, at] of aborted) {

@@ -49,13 +49,18 @@ function bindingNames(pattern: unknown, into: Set<string>, references: Set<strin
       for (const element of node.elements as Estree[]) bindingNames(element, into, references);
       break;
     case "AssignmentPattern":
-      bindingNames(node.left, into, references);
-      collect(node.right, references, into);
+      bindThenRead(node.left, node.right, into, references);
       break;
     case "RestElement":
       bindingNames(node.argument, into, references);
       break;
   }
+}
+
+/** A pattern that binds names, then what is read in their scope (a default value, an initialiser, a catch body). */
+function bindThenRead(pattern: unknown, value: unknown, bound: Set<string>, references: Set<string>): void {
+  bindingNames(pattern, bound, references);
+  collect(value, references, bound);
 }
 
 /** Identifiers an expression reads, and the names it binds itself (function parameters, declarations). */
@@ -88,12 +93,10 @@ function collect(value: unknown, references: Set<string>, bound: Set<string>): v
       collect(node.body, references, bound);
       return;
     case "VariableDeclarator":
-      bindingNames(node.id, bound, references);
-      collect(node.init, references, bound);
+      bindThenRead(node.id, node.init, bound, references);
       return;
     case "CatchClause":
-      bindingNames(node.param, bound, references);
-      collect(node.body, references, bound);
+      bindThenRead(node.param, node.body, bound, references);
       return;
     case "LabeledStatement":
       collect(node.body, references, bound);
