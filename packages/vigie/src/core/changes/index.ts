@@ -1,0 +1,6 @@
+// `--changed`: what a change can have affected, so that only that is checked.
+
+export { Fingerprints, pageReferences } from "./fingerprints.ts";
+export { type GitChanges, gitChanges } from "./git.ts";
+export { choosePages, linkedPages, type PageSelection, readPagesRecord, recordPages } from "./pages.ts";
+export { type ChangePlan, planChanges } from "./plan.ts";

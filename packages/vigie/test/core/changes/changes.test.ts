@@ -1,0 +1,110 @@
+// What `--changed` chooses, on real builds of a copy of the blog under git: the pages whose
+// built output changed (an oracle independent of the fingerprints: the HTML files that differ
+// between the two builds), the content files to lint, and whether astro check must run.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { choosePages, planChanges, recordPages } from "../../../src/core/changes/index.ts";
+import { type BlogCopy, copyBlog, runAstro } from "../../support/blog.ts";
+
+const ARTICLE = "src/content/articles/en/orphan-dev-servers.mdx";
+const TRANSLATION = "src/content/articles/fr/serveurs-de-dev-orphelins.mdx";
+const COMPONENT = "src/components/Terminal.astro";
+
+/** URL path → HTML of every page of the build. */
+function builtPages(dist: string): Map<string, string> {
+  const pages = new Map<string, string>();
+  for (const file of readdirSync(dist, { recursive: true }) as string[]) {
+    if (!file.endsWith(".html")) continue;
+    const path = `/${file.replace(/index\.html$/, "").replace(/\.html$/, "")}`;
+    pages.set(path, readFileSync(join(dist, file), "utf8"));
+  }
+  return pages;
+}
+
+const differing = (before: Map<string, string>, now: Map<string, string>) =>
+  [...now.keys()].filter((path) => before.get(path) !== now.get(path)).sort();
+
+describe("--changed on real builds of the blog", { timeout: 600_000 }, () => {
+  let copy: BlogCopy;
+  let dist = "";
+  let baseline = new Map<string, string>();
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: copy.root, encoding: "utf8" });
+  const edit = (file: string, change: (text: string) => string) => {
+    const path = join(copy.root, file);
+    const text = readFileSync(path, "utf8");
+    const changed = change(text);
+    assert.notEqual(changed, text, `the edit of ${file} changed nothing`);
+    writeFileSync(path, changed);
+  };
+  /** Builds, chooses pages against the record of the baseline, then puts the sources back. */
+  const afterEdit = async (file: string, change: (text: string) => string) => {
+    try {
+      edit(file, change);
+      await runAstro(copy.root, ["build"]);
+      const now = builtPages(dist);
+      const plan = planChanges(copy);
+      const selection = choosePages(copy, dist, "/", [...now.keys()]);
+      return { plan, selection, truth: differing(baseline, now), now };
+    } finally {
+      git("checkout", "--", ".");
+    }
+  };
+
+  before(async () => {
+    copy = copyBlog("changes");
+    dist = join(copy.root, "dist");
+    writeFileSync(join(copy.root, ".gitignore"), "dist/\nnode_modules/\n.astro/\n.opencode/\n");
+    git("init", "-q");
+    git("add", ".");
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base");
+    await runAstro(copy.root, ["build"]);
+    baseline = builtPages(dist);
+    recordPages(
+      copy,
+      dist,
+      "/",
+      [...baseline.keys()].map((path) => ({ path, ok: true })),
+    );
+  });
+
+  after(() => copy?.remove());
+
+  test("with nothing changed: no page, no lint, no astro check", () => {
+    const plan = planChanges(copy);
+    assert.deepEqual(plan.files, []);
+    assert.deepEqual(plan.lintFiles, []);
+    assert.equal(plan.check, false);
+    const selection = choosePages(copy, dist, "/", [...baseline.keys()]);
+    assert.deepEqual(selection.paths, []);
+    assert.equal(selection.unchanged, baseline.size);
+  });
+
+  test("an article's title: its page and the listings that show it, nothing unrelated; lint the pair; no astro check", async () => {
+    const { plan, selection, truth } = await afterEdit(ARTICLE, (text) => text.replace(/^title: "(.*)"$/m, 'title: "$1 (revised)"'));
+    assert.deepEqual(plan.lintFiles, [TRANSLATION, ARTICLE].sort());
+    assert.equal(plan.check, false, plan.notes.join("\n"));
+    for (const path of truth) assert.ok(selection.paths.includes(path), `${path} changed but was not chosen: ${selection.reason}`);
+    assert.ok(selection.paths.includes("/en/articles/orphan-dev-servers/"), selection.reason);
+    assert.ok(selection.paths.includes("/en/articles/"), selection.reason);
+    // The pages that show the title (listings, tags, the neighbours' links) and no other.
+    assert.deepEqual(selection.paths, truth, selection.reason);
+    const unrelated = [...baseline.keys()].filter((path) => /^\/en\/articles\/./.test(path) && !truth.includes(path));
+    assert.ok(unrelated.length >= 5, `only ${unrelated.length} English articles left unchosen: ${selection.reason}`);
+  });
+
+  test("a shared component's markup: every page that renders it, and astro check", async () => {
+    const { plan, selection, truth, now } = await afterEdit(COMPONENT, (text) =>
+      text.replace(/<(div|figure|pre|section)\b/, '<$1 data-probe="1"'),
+    );
+    assert.equal(plan.check, true);
+    assert.deepEqual(plan.lintFiles, []);
+    const rendering = [...now].filter(([, html]) => html.includes('data-probe="1"')).map(([path]) => path);
+    assert.ok(rendering.length >= 8, `the component is on ${rendering.length} pages`);
+    for (const path of [...rendering, ...truth]) assert.ok(selection.paths.includes(path), `${path} not chosen: ${selection.reason}`);
+    assert.ok(selection.paths.length < baseline.size, selection.reason);
+    assert.ok(relative(copy.root, dist) === "dist");
+  });
+});
