@@ -5,13 +5,9 @@
 import type { ToolDefinition } from "../tools/define.ts";
 import { toolName } from "../tools/define.ts";
 import type { ArgumentSchema, ArgumentsSchema } from "../tools/schema.ts";
+import { readWords, UsageError } from "./flags.ts";
 
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
-}
+export { UsageError };
 
 /**
  * The tool named by the first words: full name (blog_dev_start, or with the project's
@@ -83,45 +79,52 @@ function camelCase(name: string): string {
   return name.replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 }
 
+/** The JSON object of arguments given as one word. */
+function jsonArguments(word: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(word);
+  } catch (error) {
+    throw new UsageError(`the JSON arguments do not parse: ${(error as Error).message}`);
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new UsageError("the JSON arguments must be an object");
+  return parsed as Record<string, unknown>;
+}
+
 /**
  * The arguments object of a call from the words after the tool's name:
  * `--name value`, `--name=value`, `--flag` (true), and at most one JSON object.
+ * parseArgs reads the words; the schema says which value a lone `--name` takes.
  */
 export function parseToolArgs(schema: ArgumentsSchema, words: readonly string[]): Record<string, unknown> {
   const properties = schema.properties;
   const args: Record<string, unknown> = {};
   const fromFlags = new Set<string>();
+  const consumed = new Set<number>();
   let json = false;
-  for (let index = 0; index < words.length; index++) {
-    const word = words[index] as string;
-    if (/^\s*\{/.test(word)) {
+  for (const word of readWords(words)) {
+    if (consumed.has(word.index)) continue;
+    const written = words[word.index] as string;
+    if (word.flag === undefined && !word.malformed && /^\s*\{/.test(written)) {
       if (json) throw new UsageError("only one JSON object of arguments may be given");
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(word);
-      } catch (error) {
-        throw new UsageError(`the JSON arguments do not parse: ${(error as Error).message}`);
-      }
-      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new UsageError("the JSON arguments must be an object");
       json = true;
-      for (const [key, value] of Object.entries(parsed)) if (!fromFlags.has(key)) args[key] = value;
+      for (const [key, value] of Object.entries(jsonArguments(written))) if (!fromFlags.has(key)) args[key] = value;
       continue;
     }
-    if (!word.startsWith("--") || word.length === 2) {
-      throw new UsageError(`unexpected "${word}": arguments are --name value, --name=value, --flag, or one JSON object`);
+    if (word.flag === undefined) {
+      if (word.malformed && written.startsWith("--") && written.length > 2) throw new UsageError(`"${written}" has no argument name`);
+      throw new UsageError(`unexpected "${written}": arguments are --name value, --name=value, --flag, or one JSON object`);
     }
-    const equals = word.indexOf("=");
-    const flag = word.slice(2, equals === -1 ? undefined : equals);
-    if (!flag) throw new UsageError(`"${word}" has no argument name`);
+    const flag = word.flag;
     const key = flag in properties ? flag : camelCase(flag) in properties ? camelCase(flag) : flag;
     const property = properties[key];
-    let raw: string | undefined = equals === -1 ? undefined : word.slice(equals + 1);
+    let raw = word.value;
     if (raw === undefined) {
-      const next = words[index + 1];
+      const next = words[word.index + 1];
       const takesNext = next !== undefined && (property?.type === "boolean" ? next === "true" || next === "false" : !next.startsWith("--"));
       if (takesNext) {
         raw = next;
-        index++;
+        consumed.add(word.index + 1);
       }
     }
     const value = raw === undefined ? true : readValue(raw, property);

@@ -7,7 +7,7 @@ import { findChromium, NO_CHROMIUM_HINT } from "../core/browser/executable.ts";
 import { CONFIG_FILE, loadConfig } from "../core/config.ts";
 import { type Project, resolveProject } from "../core/project.ts";
 import { prefixOf } from "../tools/run.ts";
-import { UsageError } from "./args.ts";
+import { parseFlags, UsageError } from "./flags.ts";
 import { installedVersion, readSite } from "./site.ts";
 
 export type Status = "ok" | "missing" | "warn" | "info";
@@ -158,15 +158,9 @@ export function formatDoctor(report: DoctorReport): string {
 }
 
 export async function doctorCommand(args: string[], leading: string | undefined): Promise<number> {
-  let json = false;
-  let dir = leading;
-  for (let index = 0; index < args.length; index++) {
-    const word = args[index];
-    if (word === "--json") json = true;
-    else if (word === "--project") dir = args[++index];
-    else if (word?.startsWith("--project=")) dir = word.slice("--project=".length);
-    else throw new UsageError(`doctor: unknown argument "${word}". Accepted: --json, --project DIR`);
-  }
+  const { values } = parseFlags(args, { json: { type: "boolean" }, project: { type: "string", value: "DIR" } }, { command: "doctor" });
+  const json = values.json === true;
+  const dir = values.project ?? leading;
   if (dir !== undefined && !statSync(dir, { throwIfNoEntry: false })?.isDirectory())
     throw new UsageError(`--project ${dir}: no such directory`);
   const report = doctor(resolveProject(dir ?? process.cwd()));

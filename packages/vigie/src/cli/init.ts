@@ -11,7 +11,7 @@ import { CONFIG_FILE } from "../core/config.ts";
 import { type Project, resolveProject } from "../core/project.ts";
 import { DEFAULT_PREFIX, PREFIX_PATTERN, type ToolGroup } from "../tools/define.ts";
 import { toolsOf } from "../tools/registry.ts";
-import { UsageError } from "./args.ts";
+import { type FlagSpec, parseFlags, UsageError } from "./flags.ts";
 import { validatorAgent } from "./init/agent.ts";
 import { readSite, type SiteSummary } from "./site.ts";
 
@@ -185,35 +185,32 @@ the MCP configuration of Claude Code (.mcp.json) or Cursor (.cursor/mcp.json).
 --force    overwrite files changed since vigie wrote them
 `;
 
+const INIT_FLAGS = {
+  prefix: { type: "string", value: "NAME" },
+  mcp: { type: "string", value: "claude|cursor" },
+  force: { type: "boolean" },
+  json: { type: "boolean" },
+  project: { type: "string", value: "DIR" },
+  help: { type: "boolean", short: "h" },
+} as const satisfies FlagSpec;
+
 /** The command: parses its arguments, runs init, prints what it wrote and what to run next. */
 export async function initCommand(args: string[], leading: string | undefined): Promise<number> {
-  const options: InitOptions = {};
-  let dir = leading;
-  let json = false;
-  for (let index = 0; index < args.length; index++) {
-    const word = args[index] as string;
-    const [flag, inline] =
-      word.startsWith("--") && word.includes("=")
-        ? [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)]
-        : [word, undefined];
-    const value = () => {
-      const next = inline ?? args[++index];
-      if (next === undefined || next.startsWith("--")) throw new UsageError(`${flag} needs a value.\n\n${USAGE}`);
-      return next;
-    };
-    if (flag === "--prefix") options.prefix = value();
-    else if (flag === "--mcp") {
-      const client = value();
-      if (!(client in MCP_CLIENTS)) throw new UsageError(`--mcp ${client}: accepted: ${Object.keys(MCP_CLIENTS).join(", ")}`);
-      options.mcp = client as McpClient;
-    } else if (flag === "--force") options.force = true;
-    else if (flag === "--json") json = true;
-    else if (flag === "--project") dir = value();
-    else if (flag === "--help" || flag === "-h") {
-      process.stdout.write(USAGE);
-      return 0;
-    } else throw new UsageError(`init: unknown argument "${word}".\n\n${USAGE}`);
+  const { values } = parseFlags(args, INIT_FLAGS, { command: "init" });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
   }
+  const client = values.mcp;
+  if (client !== undefined && !(client in MCP_CLIENTS))
+    throw new UsageError(`--mcp ${client}: accepted: ${Object.keys(MCP_CLIENTS).join(", ")}`);
+  const options: InitOptions = {
+    ...(values.prefix !== undefined ? { prefix: values.prefix } : {}),
+    ...(client !== undefined ? { mcp: client as McpClient } : {}),
+    ...(values.force ? { force: true } : {}),
+  };
+  const json = values.json === true;
+  const dir = values.project ?? leading;
   if (dir !== undefined && !statSync(dir, { throwIfNoEntry: false })?.isDirectory())
     throw new UsageError(`--project ${dir}: no such directory`);
   const project = resolveProject(dir ?? process.cwd());

@@ -6,7 +6,8 @@ import { readFileSync, statSync } from "node:fs";
 import type { Answer } from "../core/answer.ts";
 import { type Project, ProjectNotFoundError, resolveProject } from "../core/project.ts";
 import { prefixedToolName, type ToolContext, type ToolDefinition, toolName } from "../tools/define.ts";
-import { describeArguments, findToolByWords, parseToolArgs, UsageError } from "./args.ts";
+import { describeArguments, findToolByWords, parseToolArgs } from "./args.ts";
+import { parseFlags, takeFlag, UsageError } from "./flags.ts";
 
 const USAGE = `vigie: eyes and hands for coding agents on a web project
 
@@ -53,24 +54,6 @@ function write(text: string): Promise<void> {
   return new Promise((resolve) => process.stdout.write(text, () => resolve()));
 }
 
-/** Takes `--project DIR` / `--project=DIR` out of `words`. */
-function takeProject(words: string[]): { dir?: string; rest: string[] } {
-  const rest: string[] = [];
-  let dir: string | undefined;
-  for (let index = 0; index < words.length; index++) {
-    const word = words[index] as string;
-    if (word === "--project") {
-      dir = words[++index];
-      if (dir === undefined || dir.startsWith("--")) throw new UsageError("--project needs a directory");
-    } else if (word.startsWith("--project=")) {
-      dir = word.slice("--project=".length);
-    } else {
-      rest.push(word);
-    }
-  }
-  return { dir, rest };
-}
-
 /** `--project` given before the command. */
 function leadingProject(argv: string[]): { dir?: string; rest: string[] } {
   const first = argv[0];
@@ -100,8 +83,7 @@ function projectPrefix(prefixOf: (project: Project) => string): string {
 }
 
 async function listTools(args: string[]): Promise<number> {
-  const asJson = args[0] === "--json";
-  if (args.length > (asJson ? 1 : 0)) return fail(`list takes no argument but --json (got ${args.join(" ")})`);
+  const asJson = parseFlags(args, { json: { type: "boolean" } }, { command: "list" }).values.json === true;
   const { registry } = await import("../tools/registry.ts");
   const { prefixOf, renameTools } = await import("../tools/run.ts");
   const prefix = projectPrefix(prefixOf);
@@ -120,9 +102,8 @@ async function listTools(args: string[]): Promise<number> {
 }
 
 async function mcp(args: string[], leading: string | undefined): Promise<number> {
-  const { dir, rest } = takeProject(args);
-  if (rest.length) return fail(`mcp takes only --project DIR (got ${rest.join(" ")})`);
-  const project = projectAtDir(dir ?? leading);
+  const { values } = parseFlags(args, { project: { type: "string", value: "DIR" } }, { command: "mcp" });
+  const project = projectAtDir(values.project ?? leading);
   const { serveMcp } = await import("../faces/mcp.ts");
   await serveMcp(project);
   return 0;
@@ -164,8 +145,8 @@ async function callTool(words: string[], leading: string | undefined): Promise<n
   }
   let dir = leading;
   if (!("project" in schema.properties)) {
-    const taken = takeProject(rest);
-    dir = taken.dir ?? dir;
+    const taken = takeFlag(rest, "project");
+    dir = taken.value ?? dir;
     rest = taken.rest;
   }
   let args: Record<string, unknown>;

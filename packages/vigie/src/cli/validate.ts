@@ -7,8 +7,9 @@ import { BrowserSession } from "../core/browser/session.ts";
 import { type Project, ProjectNotFoundError, resolveProject } from "../core/project.ts";
 import { exitCodeOf, type ValidationReport } from "../core/validate/findings.ts";
 import { mergeReports, toHtml, toJUnit, toText } from "../core/validate/reports.ts";
-import { type ProgressEvent, validate } from "../core/validate/workflow.ts";
+import { type ProgressEvent, validate } from "../core/validate/runner.ts";
 import { prefixOf, renameTools } from "../tools/run.ts";
+import { type FlagSpec, type FlagValues, parseFlags, UsageError } from "./flags.ts";
 
 const VALIDATE_USAGE = `Usage: vigie validate [options]
 
@@ -26,36 +27,25 @@ Exit codes: 0 PASS or WARN, 1 FAIL (or WARN with --strict), 2 the harness could 
 const MERGE_USAGE = `Usage: vigie merge <report.json>... [--json FILE] [--junit FILE] [--html FILE] [--strict]
 `;
 
-interface Parsed {
-  flags: Record<string, string | true>;
-  positional: string[];
-}
+const REPORT_FLAGS = {
+  json: { type: "string", value: "FILE" },
+  junit: { type: "string", value: "FILE" },
+  html: { type: "string", value: "FILE" },
+  strict: { type: "boolean" },
+} as const satisfies FlagSpec;
 
-class UsageError extends Error {}
+const VALIDATE_FLAGS = {
+  ...REPORT_FLAGS,
+  "base-url": { type: "string", value: "URL" },
+  shard: { type: "string", value: "I/N" },
+  project: { type: "string", value: "DIR" },
+} as const satisfies FlagSpec;
 
-function parse(args: string[], valued: string[], booleans: string[]): Parsed {
-  const flags: Parsed["flags"] = {};
-  const positional: string[] = [];
-  for (let index = 0; index < args.length; index += 1) {
-    const word = args[index] ?? "";
-    if (!word.startsWith("--")) {
-      positional.push(word);
-      continue;
-    }
-    const [name, inline] = word.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
-    if (booleans.includes(name)) flags[name] = true;
-    else if (valued.includes(name)) {
-      const value = inline ?? args[++index];
-      if (value === undefined || value.startsWith("--")) throw new UsageError(`--${name} needs a value`);
-      flags[name] = value;
-    } else throw new UsageError(`unknown option --${name}`);
-  }
-  return { flags, positional };
-}
+type ReportFlags = FlagValues<typeof REPORT_FLAGS>;
 
-function writeReports(report: ValidationReport, flags: Parsed["flags"], root: string): string[] {
+function writeReports(report: ValidationReport, flags: ReportFlags, root: string): string[] {
   const written: string[] = [];
-  const out = (flag: string, content: () => string) => {
+  const out = (flag: "json" | "junit" | "html", content: () => string) => {
     const file = flags[flag];
     if (typeof file !== "string") return;
     writeFileSync(resolve(file), content());
@@ -90,9 +80,9 @@ function progressPrinter(): (event: ProgressEvent) => void {
   };
 }
 
-function parseShard(value: string | true | undefined): { index: number; count: number } | undefined {
+function parseShard(value: string | undefined): { index: number; count: number } | undefined {
   if (value === undefined) return undefined;
-  const match = typeof value === "string" ? /^(\d+)\/(\d+)$/.exec(value) : null;
+  const match = /^(\d+)\/(\d+)$/.exec(value);
   const index = Number(match?.[1]);
   const count = Number(match?.[2]);
   if (!match || count < 1 || index < 1 || index > count)
@@ -101,7 +91,7 @@ function parseShard(value: string | true | undefined): { index: number; count: n
 }
 
 export async function validateCommand(args: string[]): Promise<number> {
-  let parsed: Parsed;
+  let flags: FlagValues<typeof VALIDATE_FLAGS>;
   let project: Project;
   let shard: ReturnType<typeof parseShard>;
   try {
@@ -109,10 +99,9 @@ export async function validateCommand(args: string[]): Promise<number> {
       process.stdout.write(VALIDATE_USAGE);
       return 0;
     }
-    parsed = parse(args, ["json", "junit", "html", "base-url", "shard", "project"], ["strict"]);
-    if (parsed.positional.length) throw new UsageError(`unexpected argument "${parsed.positional[0]}"`);
-    shard = parseShard(parsed.flags.shard);
-    project = resolveProject(typeof parsed.flags.project === "string" ? parsed.flags.project : process.cwd());
+    flags = parseFlags(args, VALIDATE_FLAGS).values;
+    shard = parseShard(flags.shard);
+    project = resolveProject(flags.project ?? process.cwd());
   } catch (error) {
     if (error instanceof UsageError || error instanceof ProjectNotFoundError) {
       process.stderr.write(`vigie validate: ${error.message}\n\n${VALIDATE_USAGE}`);
@@ -136,7 +125,7 @@ export async function validateCommand(args: string[]): Promise<number> {
       session,
       signal: controller.signal,
       onProgress: progressPrinter(),
-      ...(typeof parsed.flags["base-url"] === "string" ? { baseUrl: parsed.flags["base-url"] } : {}),
+      ...(flags["base-url"] !== undefined ? { baseUrl: flags["base-url"] } : {}),
       ...(shard ? { shard } : {}),
     });
   } finally {
@@ -147,15 +136,15 @@ export async function validateCommand(args: string[]): Promise<number> {
   // Findings name the tools as the project's agent sees them (`vigie init --prefix`).
   report = renameTools(report, prefixOf(project));
   process.stdout.write(toText(report));
-  for (const file of writeReports(report, parsed.flags, project.root)) process.stderr.write(`vigie: wrote ${file}\n`);
-  return exitCodeOf(report, parsed.flags.strict === true);
+  for (const file of writeReports(report, flags, project.root)) process.stderr.write(`vigie: wrote ${file}\n`);
+  return exitCodeOf(report, flags.strict === true);
 }
 
 export async function mergeCommand(args: string[]): Promise<number> {
-  let parsed: Parsed;
+  let parsed: { values: ReportFlags; positionals: string[] };
   try {
-    parsed = parse(args, ["json", "junit", "html"], ["strict"]);
-    if (parsed.positional.length === 0) throw new UsageError("name at least one report written by vigie validate --json");
+    parsed = parseFlags(args, REPORT_FLAGS, { positionals: true });
+    if (parsed.positionals.length === 0) throw new UsageError("name at least one report written by vigie validate --json");
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`vigie merge: ${error.message}\n\n${MERGE_USAGE}`);
@@ -164,7 +153,7 @@ export async function mergeCommand(args: string[]): Promise<number> {
     throw error;
   }
   const reports: ValidationReport[] = [];
-  for (const file of parsed.positional) {
+  for (const file of parsed.positionals) {
     try {
       const report = JSON.parse(readFileSync(file, "utf8")) as ValidationReport;
       if (!report || !Array.isArray(report.findings) || !Array.isArray(report.steps)) throw new Error("not a vigie validate report");
@@ -176,6 +165,6 @@ export async function mergeCommand(args: string[]): Promise<number> {
   }
   const merged = mergeReports(reports);
   process.stdout.write(toText(merged));
-  for (const file of writeReports(merged, parsed.flags, merged.project)) process.stderr.write(`vigie: wrote ${file}\n`);
-  return exitCodeOf(merged, parsed.flags.strict === true);
+  for (const file of writeReports(merged, parsed.values, merged.project)) process.stderr.write(`vigie: wrote ${file}\n`);
+  return exitCodeOf(merged, parsed.values.strict === true);
 }
