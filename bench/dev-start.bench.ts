@@ -48,14 +48,14 @@ async function measure(copy: BlogCopy, command: string[] | undefined, probePath:
   })();
   const answer = await startDevServer(copy, { port, command });
   const returned = performance.now() - t0;
-  if (answer.status !== "started") throw new Error(`start failed: ${JSON.stringify(answer)}`);
+  if (answer.kind !== "started") throw new Error(`start failed: ${JSON.stringify(answer)}`);
   // The HTTP watcher may still be waiting for its first answer.
   await Promise.race([httpWatch, new Promise((resolve) => setTimeout(resolve, 15_000))]);
   done = true;
   clearInterval(lineWatch);
   const stopStarted = performance.now();
   await stopDevServer(copy);
-  return { line, http, returned, readyMs: answer.readyMs as number, stopMs: performance.now() - stopStarted };
+  return { line, http, returned, readyMs: answer.readyMs, stopMs: performance.now() - stopStarted };
 }
 
 function row(label: string, values: number[]): string {

@@ -15,17 +15,18 @@ export { type CheckDiagnostic, type CheckOptions, type CheckResult, runCheck } f
 export { type Budgets, CONFIG_FILE, loadConfig, type VigieConfig } from "./core/config.ts";
 export {
   devServerStatus,
-  type HttpGetAnswer,
+  type HttpGetResult,
   httpGet,
   type LogsAnswer,
   readDevLogs,
-  type StartAnswer,
   type StartOptions,
-  type StatusAnswer,
-  type StopAnswer,
+  type StartResult,
+  type StatusResult,
+  type StopResult,
   startDevServer,
   stopDevServer,
 } from "./core/devServer/index.ts";
+export { type NextStep, StepError } from "./core/nextStep.ts";
 export { type BrokenLink, checkLinks, type LinkCheckResult } from "./core/links/links.ts";
 export { type LintOptions, type LintResult, lint } from "./core/lint/lint.ts";
 export { type Project, ProjectNotFoundError, projectAt, resolveProject } from "./core/project.ts";

@@ -1,6 +1,10 @@
 // Each run imports the core module it needs when it is called: a call of one tool (`vigie dev
-// status`) loads that tool's code, not the whole dev-server core.
+// status`) loads that tool's code, not the whole dev-server core. The core returns typed
+// results; devAnswers.ts words them, and a StepError's hint names the tool to call.
 import { defineTool, type ToolDefinition } from "./define.ts";
+import { withStepHints } from "./hints.ts";
+
+const answers = () => import("./devAnswers.ts");
 
 const start = defineTool({
   exportName: "start",
@@ -21,12 +25,13 @@ const start = defineTool({
     // vigie.config.json may name the dev command and the port; the arguments win.
     const config = loadConfig(context.project);
     const mode = args.mode ?? "dev";
-    return startDevServer(context.project, {
+    const result = await startDevServer(context.project, {
       ...(mode === "dev" && config.dev?.command ? { command: config.dev.command } : {}),
       ...(config.dev?.port !== undefined ? { port: config.dev.port } : {}),
       ...args,
       signal: context.signal,
     });
+    return (await answers()).startAnswer(result);
   },
 });
 
@@ -40,7 +45,10 @@ const stop = defineTool({
   args: (z) => ({
     graceMs: z.number().int().min(0).max(60_000).describe("TERM to KILL delay, default 5000").optional(),
   }),
-  run: async (args, context) => (await import("../core/devServer/stop.ts")).stopDevServer(context.project, args),
+  run: async (args, context) => {
+    const result = await (await import("../core/devServer/stop.ts")).stopDevServer(context.project, args);
+    return (await answers()).stopAnswer(result);
+  },
 });
 
 const status = defineTool({
@@ -52,7 +60,10 @@ const status = defineTool({
   description:
     "Is the dev server running and answering? Answers running, healthy, pid, port, url, uptimeS; for a crashed server its exit code and log tail.",
   args: () => ({}),
-  run: async (_args, context) => (await import("../core/devServer/status.ts")).devServerStatus(context.project),
+  run: async (_args, context) => {
+    const result = await (await import("../core/devServer/status.ts")).devServerStatus(context.project);
+    return (await answers()).statusAnswer(result);
+  },
 });
 
 const logs = defineTool({
@@ -69,7 +80,10 @@ const logs = defineTool({
     level: z.enum(["error", "warn"]).describe("errors (warn: and warnings)").optional(),
     since: z.enum(["last"]).describe("only lines new since the previous call").optional(),
   }),
-  run: async (args, context) => (await import("../core/devServer/log.ts")).readDevLogs(context.project, args),
+  run: async (args, context) => {
+    const result = await (await import("../core/devServer/log.ts")).readDevLogs(context.project, args);
+    return (await answers()).logsAnswer(result);
+  },
 });
 
 const http_get = defineTool({
@@ -85,8 +99,11 @@ const http_get = defineTool({
     port: z.number().int().min(1).max(65535).describe("default: the dev server's").optional(),
     timeoutMs: z.number().int().min(100).max(120_000).describe("default 10000").optional(),
   }),
-  run: async (args, context) => (await import("../core/devServer/http.ts")).httpGet(context.project, { ...args, signal: context.signal }),
+  run: async (args, context) => {
+    const result = await (await import("../core/devServer/http.ts")).httpGet(context.project, { ...args, signal: context.signal });
+    return (await answers()).httpGetAnswer(result);
+  },
 });
 
 /** blog_dev_*: the dev-server lifecycle. */
-export const devTools: ToolDefinition[] = [start, stop, status, logs, http_get] as ToolDefinition[];
+export const devTools: ToolDefinition[] = ([start, stop, status, logs, http_get] as ToolDefinition[]).map(withStepHints);

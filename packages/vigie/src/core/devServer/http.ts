@@ -2,6 +2,7 @@
 // status, type, length, title, a text excerpt, the redirect target, and for Astro's dev
 // error page the error's name and the message the server logged for it.
 import { clip, VigieError } from "../answer.ts";
+import { StepError } from "../nextStep.ts";
 import type { Project } from "../project.ts";
 import { findLoggedError, firstErrorSince, logSize } from "./log.ts";
 import { LOOPBACK } from "./ports.ts";
@@ -23,7 +24,23 @@ export interface HttpGetOptions {
   signal?: AbortSignal;
 }
 
-export type HttpGetAnswer = { [key: string]: unknown; status: number };
+/** What came back, in a few hundred bytes. */
+export interface HttpGetResult {
+  status: number;
+  contentType: string | undefined;
+  bodyLength: number;
+  /** Where a redirect points: a path on the same server, else the whole URL. */
+  redirectedTo?: string;
+  title?: string;
+  /** Astro's dev error page: the error's name, and the message (and file) the server logged for it. */
+  errorName?: string;
+  errorMessage?: string;
+  errorFile?: string;
+  bodyExcerpt?: string;
+  /** For another 5xx: the first error the server logged during the request. */
+  serverError?: string;
+  ms: number;
+}
 
 function refuse(reason: string, hint: string): never {
   throw new VigieError(`invalid argument "path": ${reason}`, hint, { argument: "path" });
@@ -103,12 +120,13 @@ export function devErrorName(status: number, html: string): string | undefined {
   return title && /^\w*Error$|^\w+Exception$/.test(title) ? title : undefined;
 }
 
-/** The http_get tool. */
-export async function httpGet(project: Project, options: HttpGetOptions): Promise<HttpGetAnswer> {
+/** GETs a path on the local server (the running dev server by default). */
+export async function httpGet(project: Project, options: HttpGetOptions): Promise<HttpGetResult> {
   checkPath(options.path);
   const port = options.port ?? readDevPort(project);
   if (port === undefined) {
-    throw new VigieError("no dev server of this project is running", 'Call blog_dev_start first, or pass the "port" of a local server.');
+    const hint = 'Start the dev server first, or pass the "port" of a local server.';
+    throw new StepError("no dev server of this project is running", "dev-not-running", hint);
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
   const url = new URL(options.path, `http://${LOOPBACK}:${port}`);
@@ -120,29 +138,20 @@ export async function httpGet(project: Project, options: HttpGetOptions): Promis
     response = await getLocal(port, `${url.pathname}${url.search}`, { timeoutMs, signal: options.signal, maxBodyBytes: 2 * 1024 * 1024 });
   } catch (error) {
     if (error instanceof RequestTimeout) {
-      throw new VigieError(
-        `GET ${options.path}: no answer within ${timeoutMs} ms`,
-        'The page may be compiling or stuck: retry with a larger "timeoutMs", or read blog_dev_logs.',
-        { port },
-      );
+      const hint = 'The page may be compiling or stuck: retry with a larger "timeoutMs", or read the dev server\'s log.';
+      throw new StepError(`GET ${options.path}: no answer within ${timeoutMs} ms`, "http-timeout", hint, { port });
     }
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ECONNREFUSED") {
-      throw new VigieError(
-        `GET ${options.path}: nothing listens on ${LOOPBACK}:${port}`,
-        "Call blog_dev_status; blog_dev_start starts the server.",
-        { port },
-      );
+      const hint = "Check the dev server's status; start it if it is not running.";
+      throw new StepError(`GET ${options.path}: nothing listens on ${LOOPBACK}:${port}`, "http-refused", hint, { port });
     }
-    throw new VigieError(
-      `GET ${options.path} failed: ${(error as Error).message}`,
-      "Call blog_dev_status, and blog_dev_logs for the server's side.",
-      { port },
-    );
+    const hint = "Check the dev server's status, and its log for the server's side.";
+    throw new StepError(`GET ${options.path} failed: ${(error as Error).message}`, "http-failed", hint, { port });
   }
   const ms = Date.now() - started;
   const contentType = headerText(response.headers["content-type"]);
-  const answer: HttpGetAnswer = { status: response.status, contentType, bodyLength: response.bodyLength };
+  const answer: Omit<HttpGetResult, "ms"> & { ms?: number } = { status: response.status, contentType, bodyLength: response.bodyLength };
   const location = headerText(response.headers.location);
   if (location) {
     const target = URL.parse(location, url);
@@ -174,25 +183,15 @@ export async function httpGet(project: Project, options: HttpGetOptions): Promis
     const logged = firstErrorSince(project, logFrom);
     if (logged) answer.serverError = logged;
   }
-  answer.ms = ms;
-  if (response.status >= 400) answer.hint = hintFor(response.status, answer);
-  return answer;
+  return { ...answer, ms };
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function hintFor(status: number, answer: HttpGetAnswer): string {
-  if (answer.errorFile)
-    return 'Fix the source at errorFile; the dev server reloads by itself. blog_dev_logs level "error" has the whole trace.';
-  if (status === 404) return "No page at this path: check the route and the slug.";
-  if (status >= 500) return 'The server failed to render it: blog_dev_logs with level "error" shows why.';
-  return `The server answered ${status}.`;
-}
-
 /** The message the server logged for the error: written during the request, or soon after, or else the last one logged. */
-async function loggedError(project: Project, name: string, from: number): Promise<Record<string, string>> {
+async function loggedError(project: Project, name: string, from: number): Promise<Pick<HttpGetResult, "errorMessage" | "errorFile">> {
   const deadline = Date.now() + LOG_WAIT_MS;
   for (;;) {
     const last = Date.now() >= deadline;

@@ -166,6 +166,8 @@ export interface LogsAnswer {
   total: number;
   truncated: boolean;
   log: string;
+  /** There is no log yet (no server was started). */
+  missing?: true;
 }
 
 const ANSWER_LINES_BUDGET = 1500;
@@ -176,7 +178,7 @@ export async function readDevLogs(project: Project, options: LogsOptions = {}): 
   return withLock(project, "dev-server.logs", { waitMs: 10_000 }, async () => {
     const path = files.log(project);
     const log = relativePath(project, path);
-    if (!existsSync(path)) return { lines: [], total: 0, truncated: false, log, hint: "No log yet: blog_dev_start writes it." };
+    if (!existsSync(path)) return { lines: [], total: 0, truncated: false, log, missing: true };
     const dropped = trimLog(project);
     const size = logSize(project);
     const cursor = readCursor(project);

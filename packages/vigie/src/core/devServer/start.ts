@@ -1,16 +1,16 @@
 // Starting: one server per project, in its own process group, recorded before it is
 // waited for (so any process can find and stop it), answered with the port it really took.
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { closeSync, existsSync, linkSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { clip, VigieError } from "../answer.ts";
 import { bootId, isLive, readProcStat, requireProc } from "../process/inspect.ts";
 import { type Project, relativePath } from "../project.ts";
-import { type AstroServer, astroLogPath, findAstroServer, removeAstroLocks } from "./astroLock.ts";
+import { type AstroServer, astroLogPath, findAstroServer, removeAstroLocks, type StartedBy, startedBy } from "./astroLock.ts";
 import { withLock } from "./lock.ts";
 import { logTail, openFreshLog } from "./log.ts";
-import { describeHolder, isPortFree, portHolder } from "./ports.ts";
+import { describeHolder, isPortFree, type PortHolder, portHolder } from "./ports.ts";
 import { type ReadyOutcome, waitUntilReady } from "./ready.ts";
 import { clearRecord, type DevMode, type DevServerRecord, files, inspect, readExit, writeRecord } from "./state.ts";
 import { endServer } from "./stop.ts";
@@ -51,9 +51,52 @@ export interface StartOptions {
   env?: Record<string, string>;
 }
 
-export type StartAnswer = { [key: string]: unknown; status: "started" | "already_running" | "failed" };
+/** Why a start failed; tools/dev.ts words the hint for each (the core names no tool). */
+export type StartFailure =
+  | { reason: "needs-build" }
+  | { reason: "port-taken"; port: number; holder: PortHolder | undefined }
+  | { reason: "no-free-port" }
+  | { reason: "never-ready"; pid: number; logTail: string[] }
+  | { reason: "spawn-failed"; command: string }
+  | { reason: "exited"; cause: ExitCause; exitCode: number | null; signal?: string; command: string; logTail: string[] }
+  | { reason: "aborted"; command: string }
+  | { reason: "timeout"; command: string; logTail: string[] };
 
-export async function startDevServer(project: Project, options: StartOptions = {}): Promise<StartAnswer> {
+/** What a dev command's log says about why it exited during start. */
+export type ExitCause = "not-found" | "astro-running" | "missing-script" | "old-node" | "unknown";
+
+export type StartResult =
+  | {
+      kind: "started";
+      pid: number;
+      /** Undefined only for a server Astro backgrounded whose lock names no port. */
+      port: number | undefined;
+      url: string | undefined;
+      mode: DevMode;
+      /** Set when the dev command put the server in the background itself (found through .astro/dev.json). */
+      startedBy?: StartedBy;
+      readyMs: number;
+      /** The log, relative to the project root (not for a server Astro backgrounded). */
+      log?: string;
+      /** The port asked, when the server took another one. */
+      movedFrom?: number;
+      /** Why the port is not the default one. */
+      portNote?: string;
+    }
+  | {
+      kind: "already-running";
+      pid: number;
+      port: number | undefined;
+      url: string | undefined;
+      mode: DevMode;
+      startedBy?: StartedBy;
+      uptimeS?: number;
+      /** What was asked and differs from the running server ("port 4400", 'mode "preview"'): it was kept. */
+      differences: string[];
+    }
+  | ({ kind: "failed"; error: string } & StartFailure);
+
+export async function startDevServer(project: Project, options: StartOptions = {}): Promise<StartResult> {
   requireProc();
   const timeoutMs = options.timeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
   const mode = options.mode ?? "dev";
@@ -68,13 +111,13 @@ export async function startDevServer(project: Project, options: StartOptions = {
     if (state.kind !== "none") clearRecord(project);
 
     if (mode === "preview" && !options.command && !existsSync(join(project.root, "dist"))) {
-      return failed("preview needs a build: there is no dist/ folder", 'Run blog_build_run first, or start with mode "dev".');
+      return { kind: "failed", error: "preview needs a build: there is no dist/ folder", reason: "needs-build" };
     }
     const chosen = await choosePort(options.port);
-    if ("status" in chosen) return chosen;
-    const answer = await spawnAndWait(project, { command, mode, port: chosen.port, timeoutMs, signal: options.signal, env: options.env });
-    if (chosen.note && answer.status === "started") answer.note = chosen.note;
-    return answer;
+    if ("kind" in chosen) return chosen;
+    const result = await spawnAndWait(project, { command, mode, port: chosen.port, timeoutMs, signal: options.signal, env: options.env });
+    if (chosen.note && result.kind === "started") result.portNote = chosen.note;
+    return result;
   });
 }
 
@@ -88,23 +131,20 @@ function checkCommand(command: readonly string[]): string[] {
   return [...command];
 }
 
-function failed(error: string, hint: string, context: Record<string, unknown> = {}): StartAnswer {
-  return { status: "failed", error, hint, ...context };
-}
+type Failed = Extract<StartResult, { kind: "failed" }>;
 
 /** The asked port when free; without one, the first free port from 4321 on. */
-async function choosePort(asked: number | undefined): Promise<{ port: number; note?: string } | StartAnswer> {
+async function choosePort(asked: number | undefined): Promise<{ port: number; note?: string } | Failed> {
   if (asked !== undefined) {
     if (await isPortFree(asked)) return { port: asked };
     const holder = portHolder(asked);
-    return failed(
-      `port ${asked} is already held by ${describeHolder(holder)}`,
-      `That server is not ours. Pass another "port" (e.g. ${asked + 1}), or stop that program.`,
-      {
-        port: asked,
-        holder,
-      },
-    );
+    return {
+      kind: "failed",
+      error: `port ${asked} is already held by ${describeHolder(holder)}`,
+      reason: "port-taken",
+      port: asked,
+      holder,
+    };
   }
   for (let port = DEFAULT_PORT; port < DEFAULT_PORT + FALLBACK_PORTS; port++) {
     if (await isPortFree(port)) {
@@ -113,7 +153,15 @@ async function choosePort(asked: number | undefined): Promise<{ port: number; no
         : { port, note: `port ${DEFAULT_PORT} is held by ${describeHolder(portHolder(DEFAULT_PORT))}; ${port} was used` };
     }
   }
-  return failed(`ports ${DEFAULT_PORT}-${DEFAULT_PORT + FALLBACK_PORTS - 1} are all taken`, 'Pass a free "port".');
+  return { kind: "failed", error: `ports ${DEFAULT_PORT}-${DEFAULT_PORT + FALLBACK_PORTS - 1} are all taken`, reason: "no-free-port" };
+}
+
+/** What was asked that differs from the running server. */
+function differencesFrom(options: StartOptions, mode: DevMode, running: { port?: number; mode: DevMode }): string[] {
+  const differences: string[] = [];
+  if (options.port !== undefined && options.port !== running.port) differences.push(`port ${options.port}`);
+  if (mode !== running.mode) differences.push(`mode "${mode}"`);
+  return differences;
 }
 
 async function alreadyRunning(
@@ -122,7 +170,7 @@ async function alreadyRunning(
   options: StartOptions,
   mode: DevMode,
   timeoutMs: number,
-): Promise<StartAnswer> {
+): Promise<StartResult> {
   let current = record;
   if (current.port === undefined) {
     // Started by a process that died before it saw the server ready: look again.
@@ -136,52 +184,34 @@ async function alreadyRunning(
       signal: options.signal,
     });
     if (outcome.kind !== "ready") {
-      return failed(
-        "a dev server of this project is running but was never seen ready",
-        "Call blog_dev_logs, then blog_dev_stop and blog_dev_start.",
-        {
-          pid: record.pid,
-          logTail: logTail(project),
-        },
-      );
+      const error = "a dev server of this project is running but was never seen ready";
+      return { kind: "failed", error, reason: "never-ready", pid: record.pid, logTail: logTail(project) };
     }
     current = { ...record, port: outcome.port, url: outcome.url };
     writeRecord(project, current);
   }
-  const answer: StartAnswer = {
-    status: "already_running",
+  return {
+    kind: "already-running",
     pid: current.pid,
     port: current.port,
     url: current.url,
     mode: current.mode,
     uptimeS: Math.round((Date.now() - current.startedAt) / 1000),
+    differences: differencesFrom(options, mode, current),
   };
-  const differences: string[] = [];
-  if (options.port !== undefined && options.port !== current.port) differences.push(`port ${options.port}`);
-  if (mode !== current.mode) differences.push(`mode "${mode}"`);
-  if (differences.length > 0)
-    answer.hint = `The running server was kept; for ${differences.join(" and ")}, call blog_dev_stop, then blog_dev_start.`;
-  return answer;
 }
 
-function astroAlreadyRunning(server: AstroServer, options: StartOptions, mode: DevMode): StartAnswer {
-  const answer: StartAnswer = {
-    status: "already_running",
+function astroAlreadyRunning(server: AstroServer, options: StartOptions, mode: DevMode): StartResult {
+  return {
+    kind: "already-running",
     pid: server.pid,
     port: server.port,
     url: server.url,
     mode: server.mode,
-    startedBy: server.background ? "astro (background)" : "astro",
+    startedBy: startedBy(server),
+    ...(server.startedAt !== undefined ? { uptimeS: Math.round((Date.now() - server.startedAt) / 1000) } : {}),
+    differences: differencesFrom(options, mode, server),
   };
-  if (server.startedAt !== undefined) answer.uptimeS = Math.round((Date.now() - server.startedAt) / 1000);
-  const differences: string[] = [];
-  if (options.port !== undefined && options.port !== server.port) differences.push(`port ${options.port}`);
-  if (mode !== server.mode) differences.push(`mode "${mode}"`);
-  answer.hint =
-    differences.length > 0
-      ? `A server started outside vigie runs and was kept; for ${differences.join(" and ")}, call blog_dev_stop (it stops it), then blog_dev_start.`
-      : "A server started outside vigie (astro dev) runs: the other tools use it; blog_dev_stop stops it.";
-  return answer;
 }
 
 /**
@@ -208,18 +238,12 @@ interface Launch {
   env?: Record<string, string>;
 }
 
-async function spawnAndWait(project: Project, launch: Launch): Promise<StartAnswer> {
-  const argv = launch.command.map((part) => part.replaceAll(PORT_PLACEHOLDER, String(launch.port)));
-  const exitFile = files.exit(project);
-  rmSync(exitFile, { force: true });
-  // Astro's own lock of a server that is gone (dead, or a zombie not yet reaped) would make it refuse to start.
-  removeAstroLocks(project, (pid) => !isLive(readProcStat(pid)));
+/** Spawns the supervisor with the command, in its own group, its output in the fresh log. */
+function spawnSupervisor(project: Project, launch: Launch, argv: string[], exitFile: string): ChildProcess {
   const logFd = openFreshLog(project);
   shareLogWithAstro(project, launch.mode);
-  const spawnedAt = Date.now();
-  let child: ReturnType<typeof spawn>;
   try {
-    child = spawn(SUPERVISOR[0] as string, [...SUPERVISOR.slice(1), ...argv], {
+    return spawn(SUPERVISOR[0] as string, [...SUPERVISOR.slice(1), ...argv], {
       cwd: project.root,
       detached: true,
       stdio: ["ignore", logFd, logFd],
@@ -243,19 +267,29 @@ async function spawnAndWait(project: Project, launch: Launch): Promise<StartAnsw
   } finally {
     closeSync(logFd);
   }
+}
+
+async function spawnAndWait(project: Project, launch: Launch): Promise<StartResult> {
+  const argv = launch.command.map((part) => part.replaceAll(PORT_PLACEHOLDER, String(launch.port)));
+  const exitFile = files.exit(project);
+  rmSync(exitFile, { force: true });
+  // Astro's own lock of a server that is gone (dead, or a zombie not yet reaped) would make it refuse to start.
+  removeAstroLocks(project, (pid) => !isLive(readProcStat(pid)));
+  const spawnedAt = Date.now();
+  const child = spawnSupervisor(project, launch, argv, exitFile);
   const exited = once(child, "exit").catch(() => undefined);
   const spawnError = once(child, "error").then(([error]) => error as Error);
   const pid = child.pid;
   const stat = pid === undefined ? undefined : readProcStat(pid);
   if (pid === undefined || !stat) {
     const error = await Promise.race([spawnError, exited.then(() => undefined)]);
-    return failed(
-      `the dev command could not be started: ${error?.message ?? "it exited at once"}`,
-      "Check that sh and the command exist.",
-      {
-        command: clip(argv.join(" "), 200),
-      },
-    );
+    const why = error?.message ?? "it exited at once";
+    return {
+      kind: "failed",
+      error: `the dev command could not be started: ${why}`,
+      reason: "spawn-failed",
+      command: clip(argv.join(" "), 200),
+    };
   }
   const record: DevServerRecord = {
     pid,
@@ -268,19 +302,11 @@ async function spawnAndWait(project: Project, launch: Launch): Promise<StartAnsw
     startedAt: spawnedAt,
   };
   writeRecord(project, record);
-
   let outcome: ReadyOutcome;
   try {
-    outcome = await waitUntilReady({
-      logPath: files.log(project),
-      pid,
-      pgid: pid,
-      startTime: stat.startTime,
-      probePort: launch.port,
-      deadline: spawnedAt + launch.timeoutMs,
-      signal: launch.signal,
-      exited,
-    });
+    const deadline = spawnedAt + launch.timeoutMs;
+    const watch = { logPath: files.log(project), pid, pgid: pid, startTime: stat.startTime, probePort: launch.port, deadline };
+    outcome = await waitUntilReady({ ...watch, signal: launch.signal, exited });
   } catch (error) {
     await abandon(project, pid);
     throw error;
@@ -288,62 +314,48 @@ async function spawnAndWait(project: Project, launch: Launch): Promise<StartAnsw
     // The server outlives this process: do not keep it waiting for the child.
     child.unref();
   }
-  if (outcome.kind === "ready") {
-    const ready: DevServerRecord = { ...record, port: outcome.port, url: outcome.url, readyMs: Date.now() - spawnedAt };
-    writeRecord(project, ready);
-    const answer: StartAnswer = {
-      status: "started",
-      pid,
-      port: outcome.port,
-      url: outcome.url,
-      mode: launch.mode,
-      readyMs: ready.readyMs,
-      log: relativePath(project, files.log(project)),
-    };
-    if (outcome.port !== launch.port) answer.movedFrom = launch.port;
-    return answer;
-  }
+  if (outcome.kind !== "ready") return notReady(project, launch, record, outcome.kind, child);
+  const readyMs = Date.now() - spawnedAt;
+  writeRecord(project, { ...record, port: outcome.port, url: outcome.url, readyMs });
+  return {
+    kind: "started",
+    pid,
+    port: outcome.port,
+    url: outcome.url,
+    mode: launch.mode,
+    readyMs,
+    log: relativePath(project, files.log(project)),
+    ...(outcome.port !== launch.port ? { movedFrom: launch.port } : {}),
+  };
+}
 
+/** A server that exited, timed out or was cancelled during start: adopted when Astro backgrounded it, else ended. */
+async function notReady(
+  project: Project,
+  launch: Launch,
+  record: DevServerRecord,
+  outcome: "exited" | "timeout" | "aborted",
+  child: ChildProcess,
+): Promise<StartResult> {
   const tail = logTail(project);
-  const command = clip(argv.join(" "), 160);
-  if (outcome.kind === "exited") {
+  const command = clip(record.command.join(" "), 160);
+  if (outcome === "exited") {
     const exit = readExit(project) ?? { exitCode: child.exitCode, signal: child.signalCode ?? undefined };
-    const adopted = exit.exitCode === 0 ? backgroundedByAstro(project, spawnedAt) : undefined;
+    const adopted = exit.exitCode === 0 ? backgroundedByAstro(project, record.startedAt) : undefined;
     if (adopted) {
       clearRecord(project);
-      return {
-        status: "started",
-        pid: adopted.pid,
-        port: adopted.port,
-        url: adopted.url,
-        mode: adopted.mode,
-        startedBy: "astro (background)",
-        readyMs: Date.now() - spawnedAt,
-        note: "the dev command put the server in the background itself; it was found through .astro/dev.json, and blog_dev_stop stops it",
-      };
+      const { pid, port, url, mode } = adopted;
+      return { kind: "started", pid, port, url, mode, startedBy: "astro (background)", readyMs: Date.now() - record.startedAt };
     }
-    await abandon(project, pid);
-    return failed(
-      `the dev server exited during start${exit.exitCode !== null ? ` with code ${exit.exitCode}` : ""}${exit.signal ? ` (${exit.signal})` : ""}`,
-      exitHint(exit.exitCode, tail),
-      {
-        ...exit,
-        command,
-        logTail: tail,
-      },
-    );
+    await abandon(project, record.pid);
+    const how = `${exit.exitCode !== null ? ` with code ${exit.exitCode}` : ""}${exit.signal ? ` (${exit.signal})` : ""}`;
+    const cause = exitCause(exit.exitCode, tail);
+    return { kind: "failed", error: `the dev server exited during start${how}`, reason: "exited", cause, ...exit, command, logTail: tail };
   }
-  await abandon(project, pid);
-  if (outcome.kind === "aborted")
-    return failed("start cancelled; the server was stopped", "Call blog_dev_start again when needed.", { command });
-  return failed(
-    `the dev server was not ready within ${Math.round(launch.timeoutMs / 1000)} s; it was stopped`,
-    'Read the log tail; a slow machine may need a longer "timeoutMs".',
-    {
-      command,
-      logTail: tail,
-    },
-  );
+  await abandon(project, record.pid);
+  if (outcome === "aborted") return { kind: "failed", error: "start cancelled; the server was stopped", reason: "aborted", command };
+  const error = `the dev server was not ready within ${Math.round(launch.timeoutMs / 1000)} s; it was stopped`;
+  return { kind: "failed", error, reason: "timeout", command, logTail: tail };
 }
 
 /**
@@ -365,15 +377,12 @@ async function abandon(project: Project, pgid: number): Promise<void> {
   }
 }
 
-function exitHint(exitCode: number | null, tail: string[]): string {
+/** Why the dev command exited, from its exit code and log. */
+function exitCause(exitCode: number | null, tail: string[]): ExitCause {
   const text = tail.join("\n");
-  if (exitCode === 127 || /not found/.test(text))
-    return "The command was not found: check that npm is on PATH and that package.json has the script.";
-  if (/Another astro \w+ server is already running/.test(text)) {
-    return 'Astro says another server of this project runs, started outside vigie (its URL and PID are in the log tail): use it (blog_dev_http_get with its "port"), or stop it, then start again.';
-  }
-  if (/Missing script/.test(text)) return "package.json has no such script: add it, or pass another command.";
-  if (/Node\.js v?\d+.*(?:not supported|unsupported|required)|requires Node/i.test(text))
-    return "Astro needs a newer Node: use the project's Node (node_modules/.bin/node) on PATH.";
-  return 'Read the log tail (blog_dev_logs with level "error" shows the whole error), fix the cause, then call blog_dev_start again.';
+  if (exitCode === 127 || /not found/.test(text)) return "not-found";
+  if (/Another astro \w+ server is already running/.test(text)) return "astro-running";
+  if (/Missing script/.test(text)) return "missing-script";
+  if (/Node\.js v?\d+.*(?:not supported|unsupported|required)|requires Node/i.test(text)) return "old-node";
+  return "unknown";
 }

@@ -2,101 +2,91 @@
 
 import { isLive, readProcStat, requireProc } from "../process/inspect.ts";
 import type { Project } from "../project.ts";
-import { type AstroServer, findAstroServer } from "./astroLock.ts";
+import { type AstroServer, findAstroServer, type StartedBy, startedBy } from "./astroLock.ts";
 import { logTail } from "./log.ts";
 import { getLocal, RequestTimeout } from "./request.ts";
-import { endedByStopRequest, files, inspect, readText } from "./state.ts";
+import { type DevMode, endedByStopRequest, files, inspect, readText } from "./state.ts";
 
 /** The health probe's timeout: short, so a status call stays quick. */
 export const PROBE_TIMEOUT_MS = 2000;
 
-export type StatusAnswer = { [key: string]: unknown; running: boolean };
+/** How the server answered GET / (no answer: why). */
+export type Health =
+  | { healthy: true; httpStatus?: number }
+  | { healthy: false; httpStatus?: number; problem?: "timeout" | "refused" | "no-port" };
 
-/** The status tool. Reads the state and /proc; changes nothing (a crash stays reported until the next start or stop). */
-export async function devServerStatus(project: Project): Promise<StatusAnswer> {
+export type StatusResult =
+  | { kind: "none" }
+  | { kind: "stale"; reason: string }
+  /** Ended by a stop request from outside (astro dev stop, Ctrl-C): not a crash. */
+  | { kind: "stopped-outside"; pid: number; port: number | undefined; signal: string | undefined }
+  | { kind: "crashed"; pid: number; port: number | undefined; exitCode: number | null; signal?: string; logTail: string[] }
+  /** Ours, recorded without a port yet: starting, or its start was interrupted. */
+  | { kind: "starting"; pid: number; mode: DevMode; uptimeS: number }
+  | ({
+      kind: "running";
+      pid: number;
+      mode: DevMode;
+      startedBy?: StartedBy;
+      uptimeS?: number;
+      port?: number;
+      url?: string;
+      /** Ours: the supervisor is gone but the server's processes still run. */
+      supervisorGone?: boolean;
+    } & Health);
+
+/** Reads the state and /proc; changes nothing (a crash stays reported until the next start or stop). */
+export async function devServerStatus(project: Project): Promise<StatusResult> {
   requireProc();
   const state = inspect(project);
   if (state.kind !== "running") {
     const astro = findAstroServer(project);
     if (astro.kind === "live") return astroStatus(astro.server);
   }
-  if (state.kind === "none") return { running: false, hint: "No dev server recorded; blog_dev_start starts one." };
-  if (state.kind === "stale")
-    return { running: false, stale: state.reason, hint: "blog_dev_start cleans this state and starts the server." };
+  if (state.kind === "none") return { kind: "none" };
+  if (state.kind === "stale") return { kind: "stale", reason: state.reason };
   if (state.kind === "exited") {
     const { record, exit } = state;
-    if (endedByStopRequest(exit)) {
-      return {
-        running: false,
-        pid: record.pid,
-        port: record.port,
-        stopped: `from outside, by ${exit?.signal} (astro dev stop, Ctrl-C or another program), not a crash`,
-        hint: "blog_dev_start starts it again.",
-      };
-    }
+    if (endedByStopRequest(exit)) return { kind: "stopped-outside", pid: record.pid, port: record.port, signal: exit?.signal };
     return {
-      running: false,
+      kind: "crashed",
       pid: record.pid,
       port: record.port,
-      crashed: { exitCode: exit?.exitCode ?? null, ...(exit?.signal ? { signal: exit.signal } : {}), logTail: logTail(project, 10, 900) },
-      hint: 'The server died. blog_dev_logs with level "error" shows why; fix it, then blog_dev_start.',
+      exitCode: exit?.exitCode ?? null,
+      ...(exit?.signal ? { signal: exit.signal } : {}),
+      logTail: logTail(project, 10, 900),
     };
   }
   const { record } = state;
-  const answer: StatusAnswer = {
-    running: true,
-    pid: record.pid,
-    mode: record.mode,
-    uptimeS: Math.round((Date.now() - record.startedAt) / 1000),
-  };
-  if (record.port === undefined) {
-    return {
-      ...answer,
-      healthy: false,
-      starting: true,
-      hint: "The server is starting (or its start was interrupted); blog_dev_start waits for it.",
-    };
-  }
-  answer.port = record.port;
-  answer.url = record.url;
-  if (!isLive(readProcStat(record.pid)))
-    answer.note = "the supervisor is gone but the server's processes still run; blog_dev_stop ends them";
-  return probe(answer, record.port);
+  const uptimeS = Math.round((Date.now() - record.startedAt) / 1000);
+  if (record.port === undefined) return { kind: "starting", pid: record.pid, mode: record.mode, uptimeS };
+  const supervisorGone = !isLive(readProcStat(record.pid));
+  const running = { kind: "running", pid: record.pid, mode: record.mode, uptimeS, port: record.port, url: record.url } as const;
+  return { ...running, ...(supervisorGone ? { supervisorGone } : {}), ...(await probe(record.port)) };
 }
 
 /** A server Astro started (found through its lock): running, with who started it. */
-function astroStatus(server: AstroServer): Promise<StatusAnswer> {
-  const answer: StatusAnswer = {
-    running: true,
+async function astroStatus(server: AstroServer): Promise<StatusResult> {
+  const running = {
+    kind: "running",
     pid: server.pid,
     mode: server.mode,
-    startedBy: server.background ? "astro (background)" : "astro",
-  };
-  if (server.startedAt !== undefined) answer.uptimeS = Math.round((Date.now() - server.startedAt) / 1000);
-  if (server.port === undefined)
-    return Promise.resolve({ ...answer, healthy: false, hint: "Astro's lock names no port; run `astro dev status`." });
-  answer.port = server.port;
-  answer.url = server.url;
-  return probe(answer, server.port);
+    startedBy: startedBy(server),
+    ...(server.startedAt !== undefined ? { uptimeS: Math.round((Date.now() - server.startedAt) / 1000) } : {}),
+  } as const;
+  if (server.port === undefined) return { ...running, healthy: false, problem: "no-port" };
+  return { ...running, port: server.port, url: server.url, ...(await probe(server.port)) };
 }
 
-/** Adds `healthy` from an HTTP answer on `/`. */
-async function probe(answer: StatusAnswer, port: number): Promise<StatusAnswer> {
+/** GET / on the port: healthy below 500; the status from 400 on. */
+async function probe(port: number): Promise<Health> {
   try {
     const response = await getLocal(port, "/", { timeoutMs: PROBE_TIMEOUT_MS, headersOnly: true });
-    answer.healthy = response.status < 500;
-    if (response.status >= 400) {
-      answer.httpStatus = response.status;
-      answer.hint = `GET / answers ${response.status}: blog_dev_http_get path "/" shows the error.`;
-    }
+    const httpStatus = response.status >= 400 ? { httpStatus: response.status } : {};
+    return response.status < 500 ? { healthy: true, ...httpStatus } : { healthy: false, ...httpStatus };
   } catch (error) {
-    answer.healthy = false;
-    answer.hint =
-      error instanceof RequestTimeout
-        ? `GET / did not answer within ${PROBE_TIMEOUT_MS} ms: the first request after a start compiles the page; retry in a few seconds.`
-        : `Nothing answers on port ${port} although the processes run: blog_dev_logs, then blog_dev_stop and blog_dev_start.`;
+    return { healthy: false, problem: error instanceof RequestTimeout ? "timeout" : "refused" };
   }
-  return answer;
 }
 
 /**

@@ -2,22 +2,28 @@
 // after a grace period, then check that no process of the group remains and the port is
 // free. Killing the npm pid alone leaves Astro running and the port answering.
 import { rmSync, statSync } from "node:fs";
-import { VigieError } from "../answer.ts";
+import { StepError } from "../nextStep.ts";
 import { groupMembers, isLive, pollMs, readProcStat, requireProc } from "../process/inspect.ts";
 import type { Project } from "../project.ts";
-import { type AstroServer, astroLogPath, findAstroServer, isSameAstroServer, removeAstroLocks } from "./astroLock.ts";
+import {
+  type AstroServer,
+  astroLogPath,
+  findAstroServer,
+  isSameAstroServer,
+  removeAstroLocks,
+  type StartedBy,
+  startedBy,
+} from "./astroLock.ts";
 import { withLock } from "./lock.ts";
 import { logTail } from "./log.ts";
 import { describeHolder, listeningInodes, portHolder } from "./ports.ts";
-import { clearRecord, endedByStopRequest, files, inspect } from "./state.ts";
+import { clearRecord, type DevMode, type ExitStatus, endedByStopRequest, files, inspect } from "./state.ts";
 
 export const DEFAULT_GRACE_MS = 5000;
 /** How long processes get to vanish after SIGKILL (they may be in uninterruptible sleep). */
 const AFTER_KILL_MS = 3000;
 /** How long the port gets to close once the group is gone. */
 const PORT_CLOSE_MS = 2000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Signals the group only while it has live members: once the group is empty its id may
@@ -34,14 +40,19 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
-async function waitGroupGone(pgid: number, ms: number): Promise<boolean> {
+/** Polls `done` until it holds (true) or `ms` have passed (false). */
+async function within(ms: number, done: () => boolean): Promise<boolean> {
   const deadline = Date.now() + ms;
   for (;;) {
-    if (groupMembers(pgid).length === 0) return true;
+    if (done()) return true;
     if (Date.now() >= deadline) return false;
-    await sleep(pollMs());
+    await new Promise((resolve) => setTimeout(resolve, pollMs()));
   }
 }
+
+const groupGone = (pgid: number) => () => groupMembers(pgid).length === 0;
+const pidGone = (pid: number) => () => !isLive(readProcStat(pid));
+const portClosed = (port: number) => () => listeningInodes(port).size === 0;
 
 export interface GroupEnd {
   /** SIGKILL was needed. */
@@ -54,13 +65,14 @@ export interface GroupEnd {
  */
 export async function endGroup(pgid: number, graceMs: number): Promise<GroupEnd> {
   signalGroup(pgid, "SIGTERM");
-  if (await waitGroupGone(pgid, graceMs)) return { forced: false };
+  if (await within(graceMs, groupGone(pgid))) return { forced: false };
   signalGroup(pgid, "SIGKILL");
-  if (await waitGroupGone(pgid, AFTER_KILL_MS)) return { forced: true };
+  if (await within(AFTER_KILL_MS, groupGone(pgid))) return { forced: true };
   const left = groupMembers(pgid);
-  throw new VigieError(
+  throw new StepError(
     `processes of the dev server's group survived SIGKILL: ${left.join(", ")}`,
-    "They are stuck in the kernel (state D); wait a few seconds and call blog_dev_stop again.",
+    "dev-stuck",
+    "They are stuck in the kernel (state D); wait a few seconds and stop the dev server again.",
     { pids: left },
   );
 }
@@ -89,15 +101,6 @@ function unshareLog(project: Project): void {
   }
 }
 
-async function waitPidGone(pid: number, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (!isLive(readProcStat(pid))) return true;
-    if (Date.now() >= deadline) return false;
-    await sleep(pollMs());
-  }
-}
-
 /**
  * Stops a server Astro started, as `astro dev stop` would: TERM, KILL after the grace
  * period, then its lock removed. When it leads its own process group (`--background`), the
@@ -109,11 +112,12 @@ async function endAstroServer(server: AstroServer, graceMs: number): Promise<Gro
     if (server.pgid === server.pid) end = await endGroup(server.pgid, graceMs);
     else {
       process.kill(server.pid, "SIGTERM");
-      if (!(await waitPidGone(server.pid, graceMs))) {
+      if (!(await within(graceMs, pidGone(server.pid)))) {
         if (isSameAstroServer(server)) process.kill(server.pid, "SIGKILL");
         end = { forced: true };
-        if (!(await waitPidGone(server.pid, AFTER_KILL_MS))) {
-          throw new VigieError(`the astro server (pid ${server.pid}) survived SIGKILL`, "Wait a few seconds and call blog_dev_stop again.");
+        if (!(await within(AFTER_KILL_MS, pidGone(server.pid)))) {
+          const hint = "Wait a few seconds and stop the dev server again.";
+          throw new StepError(`the astro server (pid ${server.pid}) survived SIGKILL`, "astro-stuck", hint);
         }
       }
     }
@@ -122,24 +126,31 @@ async function endAstroServer(server: AstroServer, graceMs: number): Promise<Gro
   return end;
 }
 
-async function waitPortClosed(port: number): Promise<boolean> {
-  const deadline = Date.now() + PORT_CLOSE_MS;
-  for (;;) {
-    if (listeningInodes(port).size === 0) return true;
-    if (Date.now() >= deadline) return false;
-    await sleep(pollMs());
-  }
-}
-
 export interface StopOptions {
   /** ms between SIGTERM and SIGKILL (default 5000). */
   graceMs?: number;
 }
 
-export type StopAnswer = { [key: string]: unknown; stopped: boolean };
+export type StopResult =
+  | {
+      kind: "stopped";
+      pid: number;
+      port: number | undefined;
+      /** Set for a server Astro started: it was stopped as `astro <mode> stop` would, its lock removed. */
+      astro?: { startedBy: StartedBy; mode: DevMode };
+      ms: number;
+      /** SIGKILL was needed after this many ms of SIGTERM. */
+      forcedAfterMs?: number;
+      /** Who still holds the port, when it was not freed. */
+      portHeldBy?: string;
+    }
+  | { kind: "not-running"; why: "none" }
+  | { kind: "not-running"; why: "stale"; reason: string }
+  | { kind: "not-running"; why: "stopped-outside"; pid: number; signal: string | undefined }
+  | { kind: "not-running"; why: "exited"; pid: number; exit: ExitStatus | undefined; logTail: string[] };
 
-/** The stop tool. Never signals a process that the recorded state does not prove ours. */
-export async function stopDevServer(project: Project, options: StopOptions = {}): Promise<StopAnswer> {
+/** Never signals a process that the recorded state does not prove ours. */
+export async function stopDevServer(project: Project, options: StopOptions = {}): Promise<StopResult> {
   requireProc();
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   return withLock(project, "dev-server", { waitMs: 60_000 + graceMs }, async () => {
@@ -148,69 +159,51 @@ export async function stopDevServer(project: Project, options: StopOptions = {})
       const astro = findAstroServer(project);
       if (astro.kind === "live") {
         if (state.kind !== "none") clearRecord(project);
-        return stopAstroServer(astro.server, graceMs);
+        const server = astro.server;
+        return stopServer({ pid: server.pid, port: server.port, graceMs, end: () => endAstroServer(server, graceMs), astro: server });
       }
     }
-    if (state.kind === "none") {
-      return { stopped: false, reason: "no dev server is recorded for this project", hint: "Nothing to stop; blog_dev_start starts one." };
-    }
+    if (state.kind === "none") return { kind: "not-running", why: "none" };
     if (state.kind === "stale") {
       clearRecord(project);
-      return {
-        stopped: false,
-        reason: `stale state cleaned, nothing signalled: ${state.reason}`,
-        hint: "No server of ours was running; blog_dev_start starts one.",
-      };
+      return { kind: "not-running", why: "stale", reason: state.reason };
     }
     if (state.kind === "exited") {
       const { record, exit } = state;
       clearRecord(project);
-      if (endedByStopRequest(exit)) {
-        return {
-          stopped: false,
-          reason: `the server (pid ${record.pid}) had already been stopped from outside, by ${exit?.signal}`,
-          hint: "Nothing to stop; blog_dev_start starts it again.",
-        };
-      }
-      return {
-        stopped: false,
-        reason: `the server (pid ${record.pid}) had already exited${exit ? ` with code ${exit.exitCode}${exit.signal ? ` (${exit.signal})` : ""}` : ""}`,
-        logTail: logTail(project, 8, 700),
-        hint: 'Read blog_dev_logs with level "error" for why; blog_dev_start starts it again.',
-      };
+      if (endedByStopRequest(exit)) return { kind: "not-running", why: "stopped-outside", pid: record.pid, signal: exit?.signal };
+      return { kind: "not-running", why: "exited", pid: record.pid, exit, logTail: logTail(project, 8, 700) };
     }
     const { record } = state;
-    const started = Date.now();
-    const { forced } = await endServer(project, record.pgid, graceMs);
-    const port = record.port;
-    const portFree = port === undefined ? true : await waitPortClosed(port);
-    clearRecord(project);
-    const answer: StopAnswer = { stopped: true, pid: record.pid, port, ms: Date.now() - started };
-    if (forced) answer.forced = `SIGKILL after ${graceMs} ms of SIGTERM`;
-    if (!portFree && port !== undefined) {
-      answer.portFree = false;
-      answer.hint = `Port ${port} is still held by ${describeHolder(portHolder(port))}, which is not of this server's process group.`;
-    }
-    return answer;
+    const end = () => endServer(project, record.pgid, graceMs);
+    return stopServer({ pid: record.pid, port: record.port, graceMs, end, after: () => clearRecord(project) });
   });
 }
 
-async function stopAstroServer(server: AstroServer, graceMs: number): Promise<StopAnswer> {
+interface Stopping {
+  pid: number;
+  port: number | undefined;
+  graceMs: number;
+  end: () => Promise<GroupEnd>;
+  /** A server Astro started. */
+  astro?: AstroServer;
+  /** Once the port is closed (or given up on). */
+  after?: () => void;
+}
+
+/** Ends a server (our group, or one Astro started), then waits for its port to close. */
+async function stopServer({ pid, port, graceMs, end, astro, after }: Stopping): Promise<StopResult> {
   const started = Date.now();
-  const { forced } = await endAstroServer(server, graceMs);
-  const portFree = server.port === undefined ? true : await waitPortClosed(server.port);
-  const answer: StopAnswer = {
-    stopped: true,
-    pid: server.pid,
-    port: server.port,
-    startedBy: server.background ? "astro (background)" : "astro",
+  const { forced } = await end();
+  const portFree = port === undefined || (await within(PORT_CLOSE_MS, portClosed(port)));
+  after?.();
+  return {
+    kind: "stopped",
+    pid,
+    port,
+    ...(astro ? { astro: { startedBy: startedBy(astro), mode: astro.mode } } : {}),
     ms: Date.now() - started,
-    note: `a server started outside vigie, stopped as \`astro ${server.mode} stop\` would; its lock .astro/${server.mode}.json was removed`,
+    ...(forced ? { forcedAfterMs: graceMs } : {}),
+    ...(!portFree && port !== undefined ? { portHeldBy: describeHolder(portHolder(port)) } : {}),
   };
-  if (forced) answer.forced = `SIGKILL after ${graceMs} ms of SIGTERM`;
-  if (!portFree && server.port !== undefined) {
-    answer.portFree = false;
-    answer.hint = `Port ${server.port} is still held by ${describeHolder(portHolder(server.port))}.`;
-  }
-  return answer;
 }

@@ -100,7 +100,7 @@ describe("start's failures and the real port", () => {
       command: ["npm", "run", "dev", "--", "--port", String(real), "--host", "127.0.0.1"],
     });
     try {
-      assert.equal(answer.status, "started", JSON.stringify(answer));
+      assert.equal(answer.kind, "started", JSON.stringify(answer));
       assert.equal(answer.port, real);
       assert.equal(answer.movedFrom, asked);
       assert.equal(readFileSync(join(copy.stateDir, "dev-server.port"), "utf8").trim(), String(real));
@@ -109,7 +109,7 @@ describe("start's failures and the real port", () => {
       assert.equal(page.status, 200, JSON.stringify(page));
     } finally {
       const stopped = await stopDevServer(copy);
-      assert.equal(stopped.stopped, true);
+      assert.equal(stopped.kind, "stopped");
     }
     assert.equal(listeningInodes(real).size, 0);
     assert.deepEqual(processesUnder(copy.root), []);
