@@ -29,7 +29,7 @@ export function toErrorAnswer(error: unknown): Answer {
   const hint = (error as { hint?: unknown })?.hint;
   const message = error instanceof Error ? error.message : String(error);
   return errorAnswer(
-    message.split("\n")[0]?.slice(0, 400) ?? "unknown error",
+    clip(message.split("\n")[0] ?? "unknown error", 400),
     typeof hint === "string" ? hint : "This is a fault of the harness itself; retry once, then report it with the message.",
   );
 }

@@ -2,6 +2,7 @@
 // paths: "/" or the site's critical routes under its base), each checked
 // for its status and runtime faults with bounded concurrency, one reused page per worker.
 import type { Page } from "playwright-core";
+import { clip } from "../answer.ts";
 import { SourceFiles } from "../source/files.ts";
 import { locateFindings } from "../source/findings.ts";
 import { locateImage } from "../source/images.ts";
@@ -64,7 +65,7 @@ async function locatePage(page: CrawlPage, locator: Locator): Promise<void> {
         try {
           return locateImage(locator.files, src, page.url);
         } catch (error) {
-          return unknown(`could not be located: ${(error as Error).message}`.slice(0, 120));
+          return unknown(clip(`could not be located: ${(error as Error).message}`, 120));
         }
       });
     }

@@ -4,6 +4,7 @@
 // silently change the page (`{}`, `{1,2}` shows "2"). Component props and import
 // lines are other node types, so `code={`...`}` or `src={img}` are not prose.
 import { type Node as AcornNode, parse, parseExpressionAt } from "acorn";
+import { clip } from "../../answer.ts";
 import type { LintProblem } from "../problem.ts";
 import { type MdxNode, type ParsedMdx, pointOf, walk } from "./mdx.ts";
 
@@ -173,9 +174,9 @@ export function readEsm(tree: MdxNode | undefined, source: string): EsmInfo {
   return { declared, imports };
 }
 
+/** On one line, clipped: for quoting code and messages in a finding. */
 function short(text: string, max = 40): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return clip(text.replace(/\s+/g, " ").trim(), max);
 }
 
 function escapes(inner: string): string {

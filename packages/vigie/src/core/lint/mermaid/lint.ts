@@ -1,5 +1,6 @@
 // The Mermaid linter: each diagram parsed by mermaid's own parser; a fault is
 // reported at its line in the MDX file (diagram start + the parser's line - 1).
+import { clip } from "../../answer.ts";
 import type { Project } from "../../project.ts";
 import type { Documents } from "../documents.ts";
 import type { LintProblem } from "../problem.ts";
@@ -30,7 +31,7 @@ function summarize(message: string): string {
     detail = `got ${expecting[2]}, expecting ${tokens.slice(0, 4).join(", ")}${tokens.length > 4 ? ` or ${tokens.length - 4} more` : ""}`;
   }
   const text = detail ? `${first}: ${detail}` : first;
-  return text.length > 220 ? `${text.slice(0, 219)}…` : text;
+  return clip(text, 220);
 }
 
 export async function lintMermaid(project: Project, documents: Documents): Promise<MermaidLintResult> {
