@@ -65,10 +65,25 @@ function newestSource(project: Project): number {
   return newest;
 }
 
-export async function checkLinks(project: Project): Promise<LinkCheckResult> {
-  const started = performance.now();
-  const settings = readAstroSettings(project);
-  const dist = settings.outDir;
+/** The state of one check: the built site, and what was found so far. */
+interface Check {
+  project: Project;
+  dist: string;
+  distName: string;
+  base: string;
+  origin: string;
+  /** Built HTML pages by file (relative to dist). */
+  pages: Map<string, Page>;
+  search: SourceSearch;
+  /** Broken links by link, reason and source: one entry per place to fix. */
+  broken: Map<string, BrokenLink>;
+  /** External URLs and the pages that link to them. */
+  external: Map<string, string[]>;
+  checked: number;
+}
+
+/** Every file of the build output; an error with the fix when there is no build or no page. */
+function builtFiles(project: Project, dist: string): { distName: string; files: string[]; htmlFiles: string[] } {
   const distName = relativePath(project, dist);
   let files: string[];
   try {
@@ -79,115 +94,136 @@ export async function checkLinks(project: Project): Promise<LinkCheckResult> {
   }
   const htmlFiles = files.filter((file) => file.endsWith(".html"));
   if (htmlFiles.length === 0) throw new VigieError(`no HTML page in ${distName}/`, "Run blog_build_run; if it fails, fix the build first.");
+  return { distName, files, htmlFiles };
+}
 
-  const origin = settings.site ? new URL(settings.site).origin : PLACEHOLDER_ORIGIN;
-  const base = settings.base;
-  const pages = new Map<string, Page>(htmlFiles.map((file) => [file, { file, path: urlPathOf(base, file) }]));
-  const linksOf = (page: Page): PageLinks => {
-    page.links ??= readPage(readFileSync(join(dist, page.file), "utf8"));
-    return page.links;
-  };
+function linksOf(check: Check, page: Page): PageLinks {
+  page.links ??= readPage(readFileSync(join(check.dist, page.file), "utf8"));
+  return page.links;
+}
 
-  /** The built file a URL path resolves to, or undefined. */
-  const resolveFile = (pathname: string): string | undefined => {
-    if (!pathname.startsWith(base) && `${pathname}/` !== base) return undefined;
-    let path = pathname.slice(base.length);
-    try {
-      path = decodeURIComponent(path);
-    } catch {
-      // keep it encoded
-    }
-    // Astro writes its error pages as 404.html and 500.html whatever the build format.
-    const errorPage = /^(404|500)\/$/.test(path) ? [`${path.slice(0, -1)}.html`] : [];
-    const candidates =
-      path === "" || path.endsWith("/") ? [`${path}index.html`, ...errorPage] : [path, `${path}.html`, `${path}/index.html`];
-    return candidates.find((candidate) => isFile(join(dist, candidate)));
-  };
+/** The built file a URL path resolves to, or undefined. */
+function resolveFile(check: Check, pathname: string): string | undefined {
+  const { base, dist } = check;
+  if (!pathname.startsWith(base) && `${pathname}/` !== base) return undefined;
+  const path = safeDecode(pathname.slice(base.length));
+  // Astro writes its error pages as 404.html and 500.html whatever the build format.
+  const errorPage = /^(404|500)\/$/.test(path) ? [`${path.slice(0, -1)}.html`] : [];
+  const candidates = path === "" || path.endsWith("/") ? [`${path}index.html`, ...errorPage] : [path, `${path}.html`, `${path}/index.html`];
+  return candidates.find((candidate) => isFile(join(dist, candidate)));
+}
 
-  const search = new SourceSearch(project);
-  const broken = new Map<string, BrokenLink>();
-  const external = new Map<string, string[]>();
-  let checked = 0;
+/** Records a broken link once per link, reason and source, counting the pages that carry it. */
+function report(check: Check, page: Page, ref: PageRef, reason: string): void {
+  const source = check.search.find([ref.url, safeDecode(ref.url)], sourceOfRoute(check.project, page.path));
+  const key = `${ref.url}\0${reason}\0${source ?? page.path}`;
+  const known = check.broken.get(key);
+  if (known) known.pages++;
+  else check.broken.set(key, { from: page.path, to: ref.url, reason, source, where: ref.where, line: ref.line, pages: 1 });
+}
 
-  const report = (page: Page, ref: PageRef, reason: string) => {
-    const source = search.find([ref.url, safeDecode(ref.url)], sourceOfRoute(project, page.path));
-    const key = `${ref.url}\0${reason}\0${source ?? page.path}`;
-    const known = broken.get(key);
-    if (known) known.pages++;
-    else broken.set(key, { from: page.path, to: ref.url, reason, source, where: ref.where, line: ref.line, pages: 1 });
-  };
+/** One reference of a page: an internal URL must name a built file, and its #fragment an id there. */
+function checkRef(check: Check, page: Page, ref: PageRef): void {
+  if (ref.url.startsWith("data:") || ref.url.startsWith("javascript:")) return;
+  let url: URL;
+  try {
+    url = new URL(ref.url, `${check.origin}${page.path}`);
+  } catch {
+    check.checked++;
+    report(check, page, ref, "not a valid URL");
+    return;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return;
+  if (url.origin !== check.origin) {
+    check.external.set(url.href, [...(check.external.get(url.href) ?? []), page.path]);
+    return;
+  }
+  check.checked++;
+  const target = resolveFile(check, url.pathname);
+  if (!target) {
+    report(
+      check,
+      page,
+      ref,
+      ref.hreflang ? `the ${ref.hreflang} alternate page does not exist` : `${url.pathname} not found in ${check.distName}/`,
+    );
+    return;
+  }
+  const fragment = safeDecode(url.hash.slice(1));
+  if (!fragment || fragment.toLowerCase() === "top" || !target.endsWith(".html")) return;
+  const targetPage = check.pages.get(target);
+  if (targetPage && !linksOf(check, targetPage).ids.has(fragment))
+    report(check, page, ref, `no id="${fragment}" on ${urlPathOf(check.base, target)}`);
+}
 
-  const checkRef = (page: Page, ref: PageRef) => {
-    if (ref.url.startsWith("data:") || ref.url.startsWith("javascript:")) return;
-    let url: URL;
-    try {
-      url = new URL(ref.url, `${origin}${page.path}`);
-    } catch {
-      checked++;
-      report(page, ref, "not a valid URL");
-      return;
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") return;
-    if (url.origin !== origin) {
-      external.set(url.href, [...(external.get(url.href) ?? []), page.path]);
-      return;
-    }
-    checked++;
-    const target = resolveFile(url.pathname);
-    if (!target) {
-      report(page, ref, ref.hreflang ? `the ${ref.hreflang} alternate page does not exist` : `${url.pathname} not found in ${distName}/`);
-      return;
-    }
-    const fragment = safeDecode(url.hash.slice(1));
-    if (!fragment || fragment.toLowerCase() === "top" || !target.endsWith(".html")) return;
-    const targetPage = pages.get(target);
-    if (targetPage && !linksOf(targetPage).ids.has(fragment)) report(page, ref, `no id="${fragment}" on ${urlPathOf(base, target)}`);
-  };
+/** The built page an hreflang alternate names, when it is another page of this site. */
+function alternatePage(check: Check, from: Page, ref: PageRef): Page | undefined {
+  if (!ref.hreflang || ref.hreflang === "x-default") return undefined;
+  const url = new URL(ref.url, `${check.origin}${from.path}`);
+  const target = url.origin === check.origin ? resolveFile(check, url.pathname) : undefined;
+  return target ? check.pages.get(target) : undefined;
+}
 
-  for (const page of pages.values()) for (const ref of linksOf(page).refs) checkRef(page, ref);
-  // hreflang goes both ways: the page an alternate names must name this page back.
-  for (const page of pages.values()) {
-    for (const ref of linksOf(page).refs) {
-      if (!ref.hreflang || ref.hreflang === "x-default") continue;
-      const url = new URL(ref.url, `${origin}${page.path}`);
-      const target = url.origin === origin ? resolveFile(url.pathname) : undefined;
-      const targetPage = target ? pages.get(target) : undefined;
+/** hreflang goes both ways: the page an alternate names must name this page back. */
+function checkAlternatesBack(check: Check): void {
+  for (const page of check.pages.values()) {
+    for (const ref of linksOf(check, page).refs) {
+      const targetPage = alternatePage(check, page, ref);
       if (!targetPage || targetPage === page) continue;
-      const back = linksOf(targetPage).refs.some((other) => {
-        if (!other.hreflang || other.hreflang === "x-default") return false;
-        const otherUrl = new URL(other.url, `${origin}${targetPage.path}`);
-        return otherUrl.origin === origin && resolveFile(otherUrl.pathname) === page.file;
-      });
-      if (!back) report(page, ref, `${targetPage.path} has no hreflang alternate back to ${page.path}`);
+      const back = linksOf(check, targetPage).refs.some((other) => alternatePage(check, targetPage, other) === page);
+      if (!back) report(check, page, ref, `${targetPage.path} has no hreflang alternate back to ${page.path}`);
     }
   }
+}
+
+/** A note when the build output is older than the newest source. */
+function staleNote(check: Check, htmlFiles: string[]): string | undefined {
+  const index = join(check.dist, check.pages.has("index.html") ? "index.html" : (htmlFiles[0] as string));
+  if (newestSource(check.project) <= statSync(index).mtimeMs) return undefined;
+  return `${check.distName}/ is older than src/: run blog_build_run to check the current sources`;
+}
+
+export async function checkLinks(project: Project): Promise<LinkCheckResult> {
+  const started = performance.now();
+  const settings = readAstroSettings(project);
+  const dist = settings.outDir;
+  const { distName, files, htmlFiles } = builtFiles(project, dist);
+  const base = settings.base;
+  const check: Check = {
+    project,
+    dist,
+    distName,
+    base,
+    origin: settings.site ? new URL(settings.site).origin : PLACEHOLDER_ORIGIN,
+    pages: new Map(htmlFiles.map((file) => [file, { file, path: urlPathOf(base, file) }])),
+    search: new SourceSearch(project),
+    broken: new Map(),
+    external: new Map(),
+    checked: 0,
+  };
+  for (const page of check.pages.values()) for (const ref of linksOf(check, page).refs) checkRef(check, page, ref);
+  checkAlternatesBack(check);
   for (const file of files.filter((name) => name.endsWith(".xml"))) {
     const page: Page = { file, path: urlPathOf(base, file) };
-    for (const ref of readXmlUrls(readFileSync(join(dist, file), "utf8"))) checkRef(page, ref);
+    for (const ref of readXmlUrls(readFileSync(join(dist, file), "utf8"))) checkRef(check, page, ref);
   }
-
-  const index = join(dist, pages.has("index.html") ? "index.html" : (htmlFiles[0] as string));
-  const builtAt = statSync(index).mtimeMs;
-  const stale =
-    newestSource(project) > builtAt ? `${distName}/ is older than src/: run blog_build_run to check the current sources` : undefined;
-
-  const brokenList = [...broken.values()];
-  const hosts = new Set([...external.keys()].map((href) => new URL(href).host));
+  const brokenList = [...check.broken.values()];
+  const external = check.external;
   const reportPath = writeReport(project, "links.json", {
     dist: distName,
-    pages: pages.size,
-    checked,
+    pages: check.pages.size,
+    checked: check.checked,
     broken: brokenList,
     external: [...external.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([url, from]) => ({ url, pages: from.length, from: from.slice(0, 5) })),
   });
   return {
-    pages: pages.size,
-    checked,
+    pages: check.pages.size,
+    checked: check.checked,
     broken: brokenList,
-    external: { count: external.size, hosts: hosts.size },
-    stale,
+    external: { count: external.size, hosts: new Set([...external.keys()].map((href) => new URL(href).host)).size },
+    stale: staleNote(check, htmlFiles),
     durationMs: Math.round(performance.now() - started),
     report: reportPath,
   };
