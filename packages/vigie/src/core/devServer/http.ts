@@ -4,6 +4,7 @@
 import { clip, VigieError } from "../answer.ts";
 import { StepError } from "../nextStep.ts";
 import type { Project } from "../project.ts";
+import { waitUntil } from "../wait.ts";
 import { findLoggedError, firstErrorSince, logSize } from "./log.ts";
 import { LOOPBACK } from "./ports.ts";
 import { getLocal, RequestTimeout } from "./request.ts";
@@ -192,12 +193,8 @@ function headerText(value: string | string[] | undefined): string | undefined {
 
 /** The message the server logged for the error: written during the request, or soon after, or else the last one logged. */
 async function loggedError(project: Project, name: string, from: number): Promise<Pick<HttpGetResult, "errorMessage" | "errorFile">> {
-  const deadline = Date.now() + LOG_WAIT_MS;
-  for (;;) {
-    const last = Date.now() >= deadline;
-    const found = findLoggedError(project, name, from, last);
-    if (found) return found.file ? { errorMessage: found.message, errorFile: found.file } : { errorMessage: found.message };
-    if (last) return { errorMessage: "not found in the dev-server log" };
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+  const soon = await waitUntil(() => findLoggedError(project, name, from, false), { timeoutMs: LOG_WAIT_MS, intervalMs: POLL_MS });
+  const found = soon ?? findLoggedError(project, name, from, true);
+  if (!found) return { errorMessage: "not found in the dev-server log" };
+  return found.file ? { errorMessage: found.message, errorFile: found.file } : { errorMessage: found.message };
 }

@@ -3,9 +3,10 @@
 // for calls from separate processes (a CLI next to OpenCode). A lock whose holder died
 // is taken over.
 import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
-import { VigieError } from "../answer.ts";
+import { StepError } from "../nextStep.ts";
 import { bootId, isLive, readProcStat } from "../process/inspect.ts";
 import type { Project } from "../project.ts";
+import { waitUntil } from "../wait.ts";
 import { files } from "./state.ts";
 
 const POLL_MS = 25;
@@ -77,14 +78,8 @@ function holderIsGone(holder: Holder): boolean {
   return !isLive(stat) || stat.startTime !== holder.startTime;
 }
 
-async function acquireFile(path: string, deadline: number): Promise<string> {
-  const self = readProcStat(process.pid);
-  const token = JSON.stringify({
-    pid: process.pid,
-    startTime: self?.startTime ?? 0,
-    bootId: bootId(),
-    nonce: Math.random().toString(36).slice(2),
-  } satisfies Holder);
+/** One attempt: the token once the lock file is ours (a stale one taken over), else undefined. */
+function tryAcquire(path: string, token: string): string | undefined {
   for (;;) {
     try {
       const fd = openSync(path, "wx");
@@ -100,19 +95,28 @@ async function acquireFile(path: string, deadline: number): Promise<string> {
     const seen = readLock(path);
     if (seen === undefined) continue; // released meanwhile: try again at once
     const holder = parseHolder(seen);
-    if (holder ? holderIsGone(holder) : isOldEmptyLock(path)) {
-      takeOverStale(path, seen);
-      continue;
-    }
-    if (Date.now() >= deadline) {
-      throw new VigieError(
-        `another call has held the dev-server lock for too long${holder ? ` (pid ${holder.pid})` : ""}`,
-        "A start or stop is still under way in another process; call blog_dev_status, then retry.",
-        { lock: path },
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    if (!(holder ? holderIsGone(holder) : isOldEmptyLock(path))) return undefined;
+    takeOverStale(path, seen);
   }
+}
+
+async function acquireFile(path: string, deadline: number): Promise<string> {
+  const self = readProcStat(process.pid);
+  const token = JSON.stringify({
+    pid: process.pid,
+    startTime: self?.startTime ?? 0,
+    bootId: bootId(),
+    nonce: Math.random().toString(36).slice(2),
+  } satisfies Holder);
+  const acquired = await waitUntil(() => tryAcquire(path, token), { timeoutMs: Math.max(0, deadline - Date.now()), intervalMs: POLL_MS });
+  if (acquired) return acquired;
+  const holder = parseHolder(readLock(path) ?? "");
+  throw new StepError(
+    `another call has held the dev-server lock for too long${holder ? ` (pid ${holder.pid})` : ""}`,
+    "dev-busy",
+    "A start or stop is still under way in another process; check the dev server's status, then retry.",
+    { lock: path },
+  );
 }
 
 function isOldEmptyLock(path: string): boolean {

@@ -5,6 +5,7 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { groupMembers, isLive, pollMs, readProcStat } from "../process/inspect.ts";
+import { sleep } from "../wait.ts";
 import { isListeningFrom } from "./ports.ts";
 import { answersHttp } from "./request.ts";
 
@@ -38,8 +39,6 @@ export interface ReadyWatch {
   /** Settles when the leader exits, when this process spawned it (faster than /proc). */
   exited?: Promise<unknown>;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function serverGone(watch: ReadyWatch): boolean {
   const leader = readProcStat(watch.pid);

@@ -4,7 +4,9 @@
 import { rmSync, statSync } from "node:fs";
 import { StepError } from "../nextStep.ts";
 import { groupMembers, isLive, pollMs, readProcStat, requireProc } from "../process/inspect.ts";
+import { AFTER_KILL_MS, killGroup } from "../process/kill.ts";
 import type { Project } from "../project.ts";
+import { waitUntil } from "../wait.ts";
 import {
   type AstroServer,
   astroLogPath,
@@ -20,37 +22,13 @@ import { describeHolder, listeningInodes, portHolder } from "./ports.ts";
 import { clearRecord, type DevMode, type ExitStatus, endedByStopRequest, files, inspect } from "./state.ts";
 
 export const DEFAULT_GRACE_MS = 5000;
-/** How long processes get to vanish after SIGKILL (they may be in uninterruptible sleep). */
-const AFTER_KILL_MS = 3000;
 /** How long the port gets to close once the group is gone. */
 const PORT_CLOSE_MS = 2000;
 
-/**
- * Signals the group only while it has live members: once the group is empty its id may
- * be given to a new, unrelated process.
- */
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  // kill(-1) would signal every process of the user, kill(-0) our own group.
-  if (!Number.isInteger(pgid) || pgid <= 1) throw new Error(`refusing to signal process group ${pgid}`);
-  if (groupMembers(pgid).length === 0) return;
-  try {
-    process.kill(-pgid, signal);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
-  }
-}
+/** True once `done` holds, false when `ms` have passed first. */
+const within = async (ms: number, done: () => boolean): Promise<boolean> =>
+  (await waitUntil(done, { timeoutMs: ms, intervalMs: pollMs })) === true;
 
-/** Polls `done` until it holds (true) or `ms` have passed (false). */
-async function within(ms: number, done: () => boolean): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (done()) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, pollMs()));
-  }
-}
-
-const groupGone = (pgid: number) => () => groupMembers(pgid).length === 0;
 const pidGone = (pid: number) => () => !isLive(readProcStat(pid));
 const portClosed = (port: number) => () => listeningInodes(port).size === 0;
 
@@ -64,16 +42,13 @@ export interface GroupEnd {
  * when a process survives KILL.
  */
 export async function endGroup(pgid: number, graceMs: number): Promise<GroupEnd> {
-  signalGroup(pgid, "SIGTERM");
-  if (await within(graceMs, groupGone(pgid))) return { forced: false };
-  signalGroup(pgid, "SIGKILL");
-  if (await within(AFTER_KILL_MS, groupGone(pgid))) return { forced: true };
-  const left = groupMembers(pgid);
+  const end = await killGroup(pgid, { graceMs });
+  if (end.gone) return { forced: end.forced };
   throw new StepError(
-    `processes of the dev server's group survived SIGKILL: ${left.join(", ")}`,
+    `processes of the dev server's group survived SIGKILL: ${end.left.join(", ")}`,
     "dev-stuck",
     "They are stuck in the kernel (state D); wait a few seconds and stop the dev server again.",
-    { pids: left },
+    { pids: end.left },
   );
 }
 
