@@ -72,6 +72,10 @@ describe("slugs and translations", () => {
   test("ids as Astro's glob loader makes them, and duplicates", () => {
     assert.equal(entryId(entry("src/content/articles/en/My Post.mdx", {})), "en/my-post");
     assert.equal(entryId(entry("src/content/articles/en/x.mdx", { slug: "custom" })), "custom");
+    // github-slugger, as Astro: punctuation dropped, each space a dash, nothing trimmed.
+    assert.equal(entryId(entry("src/content/articles/en/Hello, World! (2024).md", {})), "en/hello-world-2024");
+    assert.equal(entryId(entry("src/content/articles/fr/Ça va/index.md", {})), "fr/ça-va");
+    assert.equal(entryId(entry("src/content/articles/en/🚀 Launch.md", {})), "en/-launch");
     const problems = slugProblems([
       entry("src/content/articles/en/post.mdx", { lang: "en" }),
       entry("src/content/articles/en/Post.md", { lang: "en" }),

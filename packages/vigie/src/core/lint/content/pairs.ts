@@ -1,6 +1,7 @@
 // Translations (entries sharing a `key`, one per `lang`, on sites with several locales) and slugs (the ids Astro
 // gives entries, and the URL slugs a localized blog builds from file names).
 import { basename, extname, relative, sep } from "node:path";
+import { slug } from "github-slugger";
 import type { LintProblem } from "../problem.ts";
 
 export interface Entry {
@@ -88,23 +89,14 @@ export function translationProblems(entries: Entry[], configuredLocales: string[
   return problems;
 }
 
-/** github-slugger's rule, which Astro applies to each path segment of an entry id. */
-function slug(segment: string): string {
-  return segment
-    .toLowerCase()
-    .trim()
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, "")
-    .replace(/ /g, "-");
-}
-
-/** The id Astro's glob loader gives an entry: its `slug` field, else its path slugged. */
+/** The id Astro's glob loader gives an entry: its `slug` field, else each segment of its path slugged by github-slugger, as Astro does. */
 export function entryId(entry: Entry): string {
   const custom = text(entry.data.slug);
   if (custom) return custom;
   const withoutExtension = entry.entryPath.slice(0, -extname(entry.entryPath).length || undefined);
   return withoutExtension
     .split(sep)
-    .map(slug)
+    .map((segment) => slug(segment))
     .join("/")
     .replace(/\/index$/, "");
 }
