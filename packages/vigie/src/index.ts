@@ -32,7 +32,7 @@ export { type LintOptions, type LintResult, lint } from "./core/lint/lint.ts";
 export { type Project, ProjectNotFoundError, projectAt, resolveProject } from "./core/project.ts";
 export { exitCodeOf, type Finding, type ValidationReport, type Verdict } from "./core/validate/findings.ts";
 export { mergeReports, toHtml, toJUnit, toText } from "./core/validate/reports.ts";
-export { type ValidateOptions, validate } from "./core/validate/workflow.ts";
+export { type ValidateOptions, validate } from "./core/validate/runner.ts";
 export type { ToolContext, ToolDefinition } from "./tools/define.ts";
 export { registry } from "./tools/registry.ts";
 export { runTool } from "./tools/run.ts";

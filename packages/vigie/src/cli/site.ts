@@ -6,7 +6,7 @@ import { join, relative } from "node:path";
 import { readAstroSettings } from "../core/build/astro-config.ts";
 import { findCollections } from "../core/lint/content/collections.ts";
 import type { Project } from "../core/project.ts";
-import { defaultCriticalRoutes } from "../core/validate/workflow.ts";
+import { defaultCriticalRoutes } from "../core/validate/runner.ts";
 
 export interface SiteSummary {
   /** The astro.config.* file, relative to the root; absent: not an Astro project (or not yet). */

@@ -1,0 +1,71 @@
+// The production build: its errors and warnings (Astro's known benign notices are not findings).
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { readAstroSettings } from "../../build/astro-config.ts";
+import { type BuildResult, runBuild } from "../../build/build.ts";
+import { enabled, firstShard, loc, type Step, type ValidateContext } from "../context.ts";
+import type { Finding } from "../findings.ts";
+import { isBenignNotice } from "../triage.ts";
+
+function buildFindings(ctx: ValidateContext, result: BuildResult): { findings: Finding[]; warnings: number } {
+  const tool = ctx.tool("build_run");
+  const findings: Finding[] = result.errors.map((error) => ({
+    severity: "fail",
+    tool,
+    rule: "build-error",
+    ...(error.route ? { page: error.route.endsWith("/") ? error.route : `${error.route}/` } : {}),
+    ...(error.file ? { file: loc(error.file, error.line, error.column) } : {}),
+    message: `build error: ${error.message}`,
+    fix: error.hint ?? `Fix it in the source${error.file ? ` (${error.file})` : ""}, then run ${tool}. Full log: ${result.report}.`,
+  }));
+  if (!result.success && result.errors.length === 0) {
+    findings.push({
+      severity: "fail",
+      tool,
+      rule: "build-error",
+      message: result.timedOut ? `the build timed out after ${result.durationS} s` : `the build failed (exit ${result.exitCode})`,
+      fix: `Read ${result.report}.`,
+    });
+  }
+  const warnings = result.warnings.filter((warning) => !isBenignNotice(warning.message, ctx.site));
+  for (const warning of warnings) {
+    findings.push({
+      severity: "warn",
+      tool,
+      rule: "build-warning",
+      ...(warning.file ? { file: loc(warning.file, warning.line) } : {}),
+      message: `build warning: ${warning.message}`,
+      fix: warning.hint ?? `See ${result.report}.`,
+    });
+  }
+  return { findings, warnings: warnings.length };
+}
+
+export const buildStep: Step = {
+  name: "build",
+  tool: "build_run",
+  after: [],
+  skip(ctx) {
+    const why = !firstShard(ctx) ? "done by shard 1" : enabled(ctx, "build") ? undefined : "disabled in vigie.config.json";
+    // No build of its own: the browser steps look at the one already there, if any.
+    if (why) ctx.built = existsSync(join(readAstroSettings(ctx.project).outDir, "index.html"));
+    return why;
+  },
+  async run(ctx) {
+    const { config } = ctx;
+    const result = await runBuild(ctx.project, {
+      command: config.build?.command,
+      timeoutMs: config.build?.timeoutS ? config.build.timeoutS * 1000 : undefined,
+      signal: ctx.options.signal,
+    });
+    ctx.built = result.success;
+    const { findings, warnings } = buildFindings(ctx, result);
+    return {
+      status: result.success ? (warnings ? "warn" : "ok") : "fail",
+      summary: result.success
+        ? `${result.pageCount} pages in ${result.durationS} s`
+        : `failed: ${result.errors[0]?.message ?? "see the log"}`,
+      findings,
+    };
+  },
+};

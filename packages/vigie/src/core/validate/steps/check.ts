@@ -1,0 +1,39 @@
+// astro check: the site's type errors. It needs no server and no browser: it runs beside
+// the build and the browser steps.
+import { CheckUnavailableError, runCheck } from "../../check/check.ts";
+import { enabled, firstShard, loc, type Step } from "../context.ts";
+import type { Finding } from "../findings.ts";
+
+export const checkStep: Step = {
+  name: "astro check",
+  tool: "build_check",
+  after: [],
+  skip(ctx) {
+    if (!firstShard(ctx)) return "done by shard 1";
+    if (!enabled(ctx, "check")) return "disabled in vigie.config.json";
+    const scope = ctx.options.changes?.check;
+    return scope && !scope.run ? scope.why : undefined;
+  },
+  async run(ctx) {
+    const result = await runCheck(ctx.project, { signal: ctx.options.signal }).catch((error: Error) => error);
+    if (result instanceof CheckUnavailableError) {
+      // Not the site's fault: say why, and how to enable it.
+      return { status: "skipped", summary: `not run: ${result.message}. ${result.hint}` };
+    }
+    if (result instanceof Error) throw result;
+    const tool = ctx.tool("build_check");
+    const findings = result.diagnostics
+      .filter((diagnostic) => diagnostic.severity === "error")
+      .map(
+        (diagnostic): Finding => ({
+          severity: "warn",
+          tool,
+          rule: "type-error",
+          file: loc(diagnostic.file, diagnostic.line, diagnostic.column),
+          message: `type error: ${diagnostic.message}`,
+          fix: `Fix the types; run ${tool} to see every diagnostic.`,
+        }),
+      );
+    return { status: result.errors ? "warn" : "ok", summary: `${result.errors} errors, ${result.warnings} warnings`, findings };
+  },
+};

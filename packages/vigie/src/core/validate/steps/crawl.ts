@@ -1,0 +1,134 @@
+// Every page in Chromium: runtime faults and accessibility. On the production build when
+// there is one (what readers get), else on the live server.
+import type { Violation } from "../../browser/a11y.ts";
+import { type CrawlPage, crawlSite } from "../../browser/crawl.ts";
+import type { Located } from "../../source/located.ts";
+import { chosenPages, enabled, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
+import type { Finding, ValidationReport } from "../findings.ts";
+import { dependencyFix, originOf } from "../triage.ts";
+import { screenshotFailing } from "./screenshots.ts";
+
+interface Fault {
+  rule: string;
+  text: string;
+  source?: string;
+}
+
+/** The runtime faults of one page: its status, dev error page, failed diagrams, errors and failed requests. */
+function faultsOf(page: CrawlPage, pagesUrl: string): Fault[] {
+  const faults: Fault[] = [];
+  const fault = (rule: string, text: string, located?: Located) =>
+    faults.push({ rule, text, ...(located && "source" in located ? { source: located.source } : {}) });
+  if (page.status === 0 || page.status >= 400) fault("http-status", page.status ? `HTTP ${page.status}` : "no answer");
+  if (page.devError) fault("page-error", `dev error page: ${page.devError.name}: ${page.devError.message}`);
+  for (const diagram of page.mermaid) fault("mermaid", `Mermaid diagram ${diagram.diagram} failed: ${diagram.message}`, diagram.located);
+  for (const [index, error] of page.errors.entries()) fault("page-error", error, page.errorSources?.[index]);
+  for (const failed of page.failedRequests)
+    fault("failed-request", `${failed.status ?? failed.reason} ${failed.type} ${failed.url.replace(pagesUrl, "")}`, failed.located);
+  return faults;
+}
+
+function faultFinding(ctx: ValidateContext, page: CrawlPage, { rule, text, source }: Fault): Finding {
+  const at = source ? ` at ${source}` : "";
+  const mermaid = text.startsWith("Mermaid");
+  const jsErrors = ctx.tool("browser_js_errors");
+  return {
+    severity: "fail",
+    tool: mermaid ? jsErrors : ctx.tool("browser_crawl"),
+    rule,
+    page: page.path,
+    ...(source ? { file: source } : {}),
+    message: text,
+    fix: mermaid
+      ? `Fix the diagram's syntax${at} (${ctx.tool("build_lint")} shows the line), then check the page with ${jsErrors}.`
+      : `${source ? `Fix the cause${at}` : `Reproduce with ${jsErrors} on this page, fix the cause,`} and check again.`,
+  };
+}
+
+function a11yFinding(ctx: ValidateContext, page: CrawlPage, violation: Violation, fail: boolean): Finding {
+  const origin = originOf({ rule: violation.id, page: page.path, target: violation.target }, violation.within ?? [], ctx.site);
+  // Images are found back in the sources by their src: the first one located.
+  const source = violation.sources?.flatMap((located) => ("source" in located ? [located.source] : []))[0];
+  return {
+    severity: fail ? "fail" : "warn",
+    tool: ctx.tool("browser_a11y"),
+    rule: violation.id,
+    page: page.path,
+    ...(source ? { file: source } : {}),
+    target: violation.target,
+    ...(origin ? { origin } : {}),
+    ...(violation.matches ? { matches: violation.matches } : {}),
+    message: `${violation.id} (${violation.impact}, ${violation.count}×): ${violation.help} at ${violation.target}${origin ? ` (from ${origin})` : ""}`,
+    fix: origin
+      ? `${dependencyFix({ rule: violation.id, target: violation.target }, origin)} See ${violation.helpUrl}`
+      : `${source ? `Fix it at ${source}. ` : ""}See ${violation.helpUrl}`,
+  };
+}
+
+/** One crawled page's findings and its line in the report. */
+function judgePage(ctx: ValidateContext, page: CrawlPage, pagesUrl: string) {
+  const failOn = new Set(ctx.config.a11y?.failOn ?? ["serious", "critical"]);
+  const faults = faultsOf(page, pagesUrl);
+  const a11yFaults = (page.a11y ?? []).filter((v) => failOn.has(v.impact) || v.impact === "moderate");
+  const findings = [
+    ...faults.map((fault) => faultFinding(ctx, page, fault)),
+    ...a11yFaults.map((violation) => a11yFinding(ctx, page, violation, failOn.has(violation.impact))),
+  ];
+  const ok = faults.length === 0 && !a11yFaults.some((v) => failOn.has(v.impact));
+  const line: ValidationReport["pages"][number] = {
+    path: page.path,
+    status: page.status,
+    ok,
+    summary: faults[0]?.text ?? a11yFaults[0]?.id ?? "ok",
+  };
+  return { findings, line };
+}
+
+/** The server the pages are loaded from: the one given, else the build's static server, else the dev server. */
+async function pagesUrlOf(ctx: ValidateContext): Promise<string | undefined> {
+  return givenUrl(ctx) ?? (await productionServer(ctx))?.url ?? ctx.dev?.url;
+}
+
+export const crawlStep: Step = {
+  name: "crawl",
+  tool: "browser_crawl",
+  after: ["dev server", "build"],
+  // Lint and astro check sync .astro/, which restarts the dev server: it is crawled once they are done.
+  alsoAfter: (ctx) => (givenUrl(ctx) || productionServer(ctx) ? [] : ["lint", "astro check"]),
+  skip(ctx) {
+    if (!givenUrl(ctx) && !productionServer(ctx) && !ctx.dev?.url) return "no server and no build to look at";
+    return enabled(ctx, "crawl") ? undefined : "disabled in vigie.config.json";
+  },
+  async run(ctx) {
+    const pagesUrl = (await pagesUrlOf(ctx)) as string;
+    const { config, options, site } = ctx;
+    const choice = await chosenPages(ctx);
+    const result = await crawlSite(options.session, pagesUrl, {
+      a11y: enabled(ctx, "a11y"),
+      // No sitemap: links are followed from the critical routes (under the site's base).
+      base: site.base,
+      startPaths: ctx.critical,
+      ...(choice ? { paths: choice.paths } : {}),
+      acceptSelectors: (config.accept ?? []).flatMap((rule) => (rule.selector ? [rule.selector] : [])),
+      shard: options.shard,
+      maxPages: config.crawl?.maxPages,
+      concurrency: config.crawl?.concurrency,
+      signal: options.signal,
+      // Each failing page's findings point at their source file and line where it can be known.
+      sourceRoot: ctx.project.root,
+      onProgress: (done, total, path) => options.onProgress?.({ type: "crawl", done, total, path }),
+    });
+    const judged = result.pages.map((page) => judgePage(ctx, page, pagesUrl));
+    const pages = judged.map(({ line }) => line);
+    ctx.pages = pages;
+    const failing = pages.filter((page) => !page.ok).length;
+    const source = choice ? `${choice.why}` : result.source;
+    return {
+      status: failing ? "fail" : "ok",
+      summary: `${result.pages.length} pages (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}`,
+      findings: judged.flatMap(({ findings }) => findings),
+      pages,
+      screenshots: await screenshotFailing(ctx, pagesUrl, result.pages),
+    };
+  },
+};

@@ -1,0 +1,42 @@
+// Every internal link, asset and #fragment of the build resolves; every page has its alternates.
+import type { BrokenLink } from "../../links/links.ts";
+import { checkLinks } from "../../links/links.ts";
+import { enabled, firstShard, type Step, type ValidateContext } from "../context.ts";
+import type { Finding } from "../findings.ts";
+import { dependencyFix, isErrorPage, originOf } from "../triage.ts";
+
+function linkFinding(ctx: ValidateContext, broken: BrokenLink): Finding {
+  const rule = broken.where.includes("hreflang") ? "hreflang-alternate" : "broken-link";
+  const origin = originOf({ rule, page: broken.from, target: broken.where }, [], ctx.site);
+  return {
+    // An error page is indexed by no search engine: its alternates lead nobody astray.
+    severity: rule === "hreflang-alternate" && isErrorPage(broken.from) ? "warn" : "fail",
+    tool: ctx.tool("build_links"),
+    rule,
+    page: broken.from,
+    ...(broken.source ? { file: broken.source } : {}),
+    target: broken.where,
+    ...(origin ? { origin } : {}),
+    message: `broken link to ${broken.to}: ${broken.reason}${broken.pages > 1 ? ` (on ${broken.pages} pages)` : ""}${origin ? ` (from ${origin})` : ""}`,
+    fix: origin
+      ? dependencyFix({ rule, target: undefined }, origin).replace('"reason"', `"page": "${broken.from}", "reason"`)
+      : `Point the link at an existing page, asset or id${broken.source ? ` in ${broken.source}` : ""}.`,
+  };
+}
+
+export const linksStep: Step = {
+  name: "links",
+  tool: "build_links",
+  after: ["build"],
+  skip: (ctx) => (!ctx.built ? "no build to check" : enabled(ctx, "links") && firstShard(ctx) ? undefined : "not this shard, or disabled"),
+  async run(ctx) {
+    const result = await checkLinks(ctx.project);
+    const findings = result.broken.map((broken) => linkFinding(ctx, broken));
+    const failing = findings.filter((finding) => finding.severity === "fail").length;
+    return {
+      status: failing ? "fail" : result.broken.length ? "warn" : "ok",
+      summary: `${result.checked} links on ${result.pages} pages, ${result.broken.length} broken`,
+      findings,
+    };
+  },
+};

@@ -1,0 +1,31 @@
+// Content lint: frontmatter, translations, MDX expressions, images, Mermaid.
+import { lint } from "../../lint/lint.ts";
+import { enabled, firstShard, loc, type Step } from "../context.ts";
+import type { Finding } from "../findings.ts";
+
+export const lintStep: Step = {
+  name: "lint",
+  tool: "build_lint",
+  after: [],
+  skip: (ctx) => (!firstShard(ctx) ? "done by shard 1" : enabled(ctx, "lint") ? undefined : "disabled in vigie.config.json"),
+  async run(ctx) {
+    const only = ctx.options.changes?.files;
+    const result = await lint(ctx.project, { signal: ctx.options.signal, ...(only ? { only } : {}) });
+    const problems = [...(result.content?.problems ?? []), ...(result.mermaid?.problems ?? [])];
+    const findings = problems.map(
+      (problem): Finding => ({
+        severity: problem.rule === "translation" ? "warn" : "fail",
+        tool: ctx.tool("build_lint"),
+        rule: problem.rule,
+        file: loc(problem.file, problem.line, problem.column),
+        message: `${problem.rule}: ${problem.message}`,
+        fix: problem.hint,
+      }),
+    );
+    return {
+      status: problems.some((p) => p.rule !== "translation") ? "fail" : problems.length ? "warn" : "ok",
+      summary: `${result.files} files${only ? ` (${only.length} changed)` : ""}, ${problems.length} problem${problems.length === 1 ? "" : "s"}`,
+      findings,
+    };
+  },
+};

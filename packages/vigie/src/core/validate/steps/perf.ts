@@ -1,0 +1,88 @@
+// Performance of the home and one article, judged on production only: a dev server's
+// timings are not what readers get, and a dev server that reloads pages cannot be
+// measured steadily. It runs after the other steps, on a machine they no longer load.
+import { measurePerf, type PerfResult } from "../../browser/perf.ts";
+import { budgetsOf } from "../../config.ts";
+import { chosenPages, enabled, firstShard, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
+import type { Finding, PerfFigure } from "../findings.ts";
+
+/** The pages measured: the config's, else the home and the first article the crawl saw; only the chosen ones after a change. */
+async function routesOf(ctx: ValidateContext): Promise<string[]> {
+  const article = ctx.pages.find((page) => /\/articles\/[^/]+\/$/.test(page.path))?.path;
+  const routes = ctx.config.perfRoutes ?? [ctx.critical[0] ?? "/", ...(article ? [article] : [])];
+  const choice = await chosenPages(ctx);
+  return choice ? routes.filter((route) => choice.paths.includes(route)) : routes;
+}
+
+const figureOf = (route: string, result: PerfResult): PerfFigure => ({
+  page: route,
+  server: result.server,
+  loadMs: result.medians.loadMs,
+  ttfbMs: result.medians.ttfbMs,
+  lcpMs: result.medians.lcpMs,
+  cls: result.medians.cls,
+  transferKb: result.medians.transferKb,
+  requests: result.medians.requests,
+  verdict: result.server === "production" ? result.verdict : "not_judged",
+});
+
+/** One route measured: its figure, and a finding per metric over budget (or why it could not be measured). */
+async function measureRoute(ctx: ValidateContext, url: string, route: string): Promise<{ figure?: PerfFigure; findings: Finding[] }> {
+  const tool = ctx.tool("browser_perf");
+  const result = await measurePerf(ctx.options.session, `${url}${route}`, { runs: 5, budgets: budgetsOf(ctx.config) }).catch(
+    (error: Error) => error,
+  );
+  if (result instanceof Error) {
+    const message = `could not measure: ${result.message.split("\n")[0]}`;
+    const fix = `Measure it alone with ${tool}; a dev server that keeps reloading the page cannot be measured.`;
+    return { findings: [{ severity: "warn", tool, rule: "perf", page: route, message, fix }] };
+  }
+  const figure = figureOf(route, result);
+  if (figure.verdict === "not_judged") return { figure, findings: [] };
+  const findings = Object.entries(result.budget).flatMap(([metric, entry]): Finding[] =>
+    !entry || entry.pass
+      ? []
+      : [
+          {
+            severity: "warn",
+            tool,
+            rule: "perf-budget",
+            page: route,
+            message: `${metric} ${entry.value} over the budget of ${entry.max} (median of ${result.runs} loads)`,
+            fix: `Find what delays the page (blocking scripts, large images, heavy libraries: load them lazily), then measure again with ${tool}.`,
+          },
+        ],
+  );
+  return { figure, findings };
+}
+
+/** The production server measured: the one given, else the build's static server. */
+const productionUrl = async (ctx: ValidateContext) => givenUrl(ctx) ?? (await productionServer(ctx))?.url;
+
+export const perfStep: Step = {
+  name: "perf",
+  tool: "browser_perf",
+  after: ["crawl", "astro check", "links", "lint", "critical routes"],
+  skip(ctx) {
+    if (!givenUrl(ctx) && !productionServer(ctx)) return "no production build to measure (dev-server timings are not judged)";
+    return enabled(ctx, "perf") && firstShard(ctx) ? undefined : "not this shard, or disabled";
+  },
+  async run(ctx) {
+    const url = (await productionUrl(ctx)) as string;
+    const routes = await routesOf(ctx);
+    if (routes.length === 0) return { status: "skipped", summary: "no measured page is among the changed ones" };
+    const perf: PerfFigure[] = [];
+    const findings: Finding[] = [];
+    for (const route of routes) {
+      const measured = await measureRoute(ctx, url, route);
+      if (measured.figure) perf.push(measured.figure);
+      findings.push(...measured.findings);
+    }
+    return {
+      status: findings.some((finding) => finding.rule === "perf-budget") ? "warn" : "ok",
+      summary: perf.map((p) => `${p.page} load ${p.loadMs} ms${p.verdict === "not_judged" ? " (dev, not judged)" : ""}`).join(", "),
+      findings,
+      perf,
+    };
+  },
+};
