@@ -8,7 +8,7 @@ import { locateFindings } from "../source/findings.ts";
 import { locateImage } from "../source/images.ts";
 import { unknown } from "../source/located.ts";
 import { cachedFetcher, type FetchText } from "../source/sourceMaps.ts";
-import { withTimeout } from "../wait.ts";
+import { sleep, withTimeout } from "../wait.ts";
 import { quickContentAudit, runAxe, type Violation } from "./a11y.ts";
 import type { BrowserSession } from "./session.ts";
 import { type CheckOptions, checkPage, hasFaults, type PageFindings } from "./watch.ts";
@@ -186,7 +186,7 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
         if (path === undefined) {
           // Another worker may still find links to follow.
           if (active === 0) break;
-          await new Promise((resolve) => setTimeout(resolve, 25));
+          await sleep(25);
           continue;
         }
         active += 1;

@@ -6,6 +6,7 @@ import type { Frame, Page, Request, Response } from "playwright-core";
 import { clip } from "../answer.ts";
 import type { Located } from "../source/located.ts";
 import { parseStack, type StackFrame } from "../source/stacks.ts";
+import { waitUntil } from "../wait.ts";
 
 export interface FailedRequest {
   url: string;
@@ -193,11 +194,8 @@ function collect(page: Page, options: CheckOptions) {
 }
 
 async function waitForQuiet(collector: ReturnType<typeof collect>, quietMs: number, deadline: number): Promise<boolean> {
-  while (Date.now() < deadline) {
-    if (collector.inflight() === 0 && collector.quietFor() >= quietMs) return true;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return false;
+  const quiet = () => collector.inflight() === 0 && collector.quietFor() >= quietMs;
+  return (await waitUntil(quiet, { timeoutMs: deadline - Date.now(), intervalMs: 25 })) ?? false;
 }
 
 /** In the page: are diagrams still being drawn? (A page flag, or mermaid nodes not yet processed.) */
@@ -213,11 +211,8 @@ async function diagramsPending(page: Page): Promise<boolean> {
 }
 
 async function waitForDiagrams(page: Page, deadline: number): Promise<boolean> {
-  while (Date.now() < deadline) {
-    if (!(await diagramsPending(page))) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
+  const drawn = async () => !(await diagramsPending(page));
+  return (await waitUntil(drawn, { timeoutMs: deadline - Date.now(), intervalMs: 50 })) ?? false;
 }
 
 /** Mermaid diagrams that ended as errors: mermaid's error SVG, or a host marked as failed. */
