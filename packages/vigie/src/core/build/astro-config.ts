@@ -1,10 +1,12 @@
 // The few settings of astro.config.* that the build, lint, link and crawl tools need,
-// read from its text (the config is code; importing it would run the project's
-// integrations): base, trailingSlash, locales (Astro's i18n or Starlight's), and which
+// read from its syntax tree (acorn; the config is code, and importing it would run the
+// project's integrations): base, trailingSlash, locales (Astro's i18n or Starlight's), and which
 // integrations shape the site (a sitemap, Starlight).
 import { existsSync, readFileSync } from "node:fs";
+import module from "node:module";
 import { join, relative, resolve } from "node:path";
-import { balanced, findCollections } from "../lint/content/collections.ts";
+import { type AnyNode, type CallExpression, type Program, parse } from "acorn";
+import { findCollections } from "../lint/content/collections.ts";
 import type { Project } from "../project.ts";
 
 export interface AstroSettings {
@@ -34,83 +36,202 @@ export interface AstroSettings {
 
 const CONFIG_FILES = ["astro.config.mjs", "astro.config.ts", "astro.config.mts", "astro.config.js", "astro.config.cjs"];
 
-function stringField(text: string, name: string): string | undefined {
-  const match = new RegExp(`\\b${name}\\s*:\\s*(["'\`])([^"'\`]*)\\1`).exec(text);
-  return match?.[2];
-}
+const PARSE_OPTIONS = { ecmaVersion: "latest", sourceType: "module", allowHashBang: true, allowAwaitOutsideFunction: true } as const;
 
-/** Strips // and block comments, keeping strings intact enough for the regexes above. */
-function withoutComments(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
-}
-
-/** The keys of an object literal's first level: `{ root: {...}, fr: {...} }` → root, fr. */
-function topLevelKeys(object: string): string[] {
-  const keys: string[] = [];
-  let depth = 0;
-  let quote: string | undefined;
-  let token = "";
-  for (let i = 1; i < object.length - 1; i++) {
-    const char = object[i] as string;
-    if (quote) {
-      if (char === quote) quote = undefined;
-      else if (depth === 0) token += char;
-      continue;
-    }
-    if (char === '"' || char === "'" || char === "`") quote = char;
-    else if (char === "{" || char === "[" || char === "(") depth++;
-    else if (char === "}" || char === "]" || char === ")") depth--;
-    else if (depth === 0 && char === ":") {
-      if (token.trim()) keys.push(token.trim());
-      token = "";
-    } else if (depth === 0 && char === ",") token = "";
-    else if (depth === 0) token += char;
+/** TypeScript made JavaScript by Node's own type stripper (enums and namespaces transformed), when this Node has it. */
+function withoutTypes(source: string): string | undefined {
+  const strip = (module as { stripTypeScriptTypes?: (code: string, options: { mode: "transform" }) => string }).stripTypeScriptTypes;
+  if (!strip) return undefined;
+  // The API still says it is experimental, once per process: that notice is not for the user's terminal.
+  const emitWarning = process.emitWarning;
+  process.emitWarning = () => {};
+  try {
+    return strip(source, { mode: "transform" });
+  } catch {
+    return undefined;
+  } finally {
+    process.emitWarning = emitWarning;
   }
-  return keys;
+}
+
+/** The config's syntax tree, or undefined when it does not parse (Astro could not load it either). */
+function parseConfig(file: string, source: string): Program | undefined {
+  try {
+    return parse(source, PARSE_OPTIONS);
+  } catch {
+    const javascript = /\.[mc]?ts$/.test(file) ? withoutTypes(source) : undefined;
+    if (javascript === undefined) return undefined;
+    try {
+      return parse(javascript, PARSE_OPTIONS);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** Every node under `node`, depth first. */
+function* nodesOf(node: unknown): Generator<AnyNode> {
+  if (!node || typeof node !== "object") return;
+  if (Array.isArray(node)) {
+    for (const item of node) yield* nodesOf(item);
+    return;
+  }
+  if (typeof (node as AnyNode).type === "string") yield node as AnyNode;
+  for (const value of Object.values(node)) if (value && typeof value === "object") yield* nodesOf(value);
+}
+
+/** What the config's top level names: constants and the modules it imports or requires. */
+class ConfigScope {
+  readonly #constants = new Map<string, AnyNode>();
+  /** Local name → module, for `import x from "m"`, `import { x } from "m"`, `const x = require("m")`. */
+  readonly imports = new Map<string, string>();
+
+  constructor(program: Program) {
+    for (const statement of program.body) {
+      if (statement.type === "ImportDeclaration")
+        for (const specifier of statement.specifiers) this.imports.set(specifier.local.name, String(statement.source.value));
+      const declaration = statement.type === "ExportNamedDeclaration" ? statement.declaration : statement;
+      if (declaration?.type !== "VariableDeclaration") continue;
+      for (const declarator of declaration.declarations) {
+        if (declarator.id.type !== "Identifier" || !declarator.init) continue;
+        const required = requiredModule(declarator.init);
+        if (required) this.imports.set(declarator.id.name, required);
+        else this.#constants.set(declarator.id.name, declarator.init);
+      }
+    }
+  }
+
+  /** The expression a name stands for, followed through top-level constants. */
+  value(node: AnyNode | null | undefined, depth = 0): AnyNode | undefined {
+    if (node?.type === "Identifier" && depth < 8) return this.value(this.#constants.get(node.name), depth + 1);
+    return node ?? undefined;
+  }
+
+  /** `name: value` of an object literal (the last one, as JavaScript keeps), resolved. */
+  property(object: AnyNode | undefined, name: string): AnyNode | undefined {
+    if (object?.type !== "ObjectExpression") return undefined;
+    let found: AnyNode | undefined;
+    for (const property of object.properties)
+      if (property.type === "Property" && !property.computed && keyOf(property.key) === name) found = property.value;
+    return this.value(found);
+  }
+
+  string(node: AnyNode | undefined): string | undefined {
+    const value = this.value(node);
+    if (value?.type === "Literal" && typeof value.value === "string") return value.value;
+    if (value?.type === "TemplateLiteral" && value.expressions.length === 0) return value.quasis[0]?.value.cooked ?? undefined;
+    return undefined;
+  }
+}
+
+function keyOf(key: AnyNode): string | undefined {
+  if (key.type === "Identifier") return key.name;
+  if (key.type === "Literal" && (typeof key.value === "string" || typeof key.value === "number")) return String(key.value);
+  return undefined;
+}
+
+function requiredModule(node: AnyNode): string | undefined {
+  if (node.type !== "CallExpression" || node.callee.type !== "Identifier" || node.callee.name !== "require") return undefined;
+  const [argument] = node.arguments;
+  return argument?.type === "Literal" && typeof argument.value === "string" ? argument.value : undefined;
+}
+
+/** The config object: `export default defineConfig({...})`, `export default {...}`, `module.exports = ...`, through constants and functions that return it. */
+function configObject(program: Program, scope: ConfigScope): AnyNode | undefined {
+  let exported: AnyNode | undefined;
+  for (const statement of program.body) {
+    if (statement.type === "ExportDefaultDeclaration") exported = statement.declaration;
+    else if (statement.type === "ExpressionStatement" && statement.expression.type === "AssignmentExpression") {
+      const left = statement.expression.left;
+      if (left.type === "MemberExpression" && left.object.type === "Identifier" && left.object.name === "module")
+        exported = statement.expression.right;
+    }
+  }
+  const unwrap = (node: AnyNode | undefined, depth = 0): AnyNode | undefined => {
+    const value = scope.value(node);
+    if (!value || depth > 4) return undefined;
+    if (value.type === "ObjectExpression") return value;
+    if (value.type === "CallExpression") return unwrap(value.arguments[0], depth + 1);
+    if (value.type === "ArrowFunctionExpression" || value.type === "FunctionExpression" || value.type === "FunctionDeclaration") {
+      if (value.body.type !== "BlockStatement") return unwrap(value.body, depth + 1);
+      const returned = value.body.body.find((statement) => statement.type === "ReturnStatement");
+      return returned?.type === "ReturnStatement" ? unwrap(returned.argument ?? undefined, depth + 1) : undefined;
+    }
+    return undefined;
+  };
+  return unwrap(exported);
+}
+
+/** Astro's i18n: locales as they appear in URLs (a string, or the `path` of `{ path, codes }`). */
+function astroLocales(
+  scope: ConfigScope,
+  i18n: AnyNode | undefined,
+): { locales: string[]; defaultLocale?: string; prefixDefaultLocale: boolean } {
+  const paths = (node: AnyNode | null | undefined): string[] => {
+    const value = scope.value(node);
+    if (value?.type === "ArrayExpression") return value.elements.flatMap(paths);
+    if (value?.type === "SpreadElement") return paths(value.argument);
+    const path = value?.type === "ObjectExpression" ? scope.string(scope.property(value, "path")) : scope.string(value);
+    return path ? [path] : [];
+  };
+  const locales = paths(scope.property(i18n, "locales"));
+  const prefix = scope.property(scope.property(i18n, "routing"), "prefixDefaultLocale");
+  return {
+    locales,
+    defaultLocale: scope.string(scope.property(i18n, "defaultLocale")),
+    prefixDefaultLocale: prefix?.type === "Literal" && prefix.value === true,
+  };
 }
 
 /** Starlight's locales: the keys of `locales` in its options (`root` is served at the base). */
-function starlightLocales(options: string): { locales: string[]; defaultLocale?: string } {
-  const at = /\blocales\s*:\s*\{/.exec(options);
-  if (!at) return { locales: [] };
-  const keys = topLevelKeys(balanced(options, at.index + at[0].length - 1));
-  const declared = stringField(options.replace(/\blocales\s*:\s*\{[\s\S]*$/, ""), "defaultLocale");
+function starlightLocales(scope: ConfigScope, options: AnyNode | undefined): { locales: string[]; defaultLocale?: string } {
+  const object = scope.property(options, "locales");
+  if (object?.type !== "ObjectExpression") return { locales: [] };
+  const keys = object.properties.flatMap((property) =>
+    property.type === "Property" && !property.computed ? (keyOf(property.key) ?? []) : [],
+  );
+  const declared = scope.string(scope.property(options, "defaultLocale"));
   return { locales: keys, defaultLocale: keys.includes("root") ? "root" : (declared ?? keys[0]) };
+}
+
+/** The call that sets Starlight up: to the name @astrojs/starlight is imported as (`starlight` when it is not imported). */
+function starlightCall(program: Program, scope: ConfigScope): CallExpression | undefined {
+  const name = [...scope.imports].find(([, module]) => module === "@astrojs/starlight")?.[0] ?? "starlight";
+  for (const node of nodesOf(program))
+    if (node.type === "CallExpression" && node.callee.type === "Identifier" && node.callee.name === name) return node;
+  return undefined;
 }
 
 export function readAstroSettings(project: Project): AstroSettings {
   const configFile = CONFIG_FILES.find((name) => existsSync(join(project.root, name)));
-  const text = configFile ? withoutComments(readFileSync(join(project.root, configFile), "utf8")) : "";
-  const starlightCall = /\bstarlight\s*\(/.exec(text);
-  const starlightOptions = starlightCall ? balanced(text, starlightCall.index + starlightCall[0].length - 1) : "";
-  // Starlight's own settings (title, locales...) must not be read as Astro's.
-  const astroText = starlightCall ? text.replace(starlightOptions, "()") : text;
-  const base = stringField(astroText, "base") ?? "/";
-  const i18nAt = /\bi18n\s*:\s*\{/.exec(astroText);
-  const i18n = i18nAt ? balanced(astroText, i18nAt.index + i18nAt[0].length - 1) : "";
-  const localesList = /\blocales\s*:\s*\[([^\]]*)\]/.exec(i18n)?.[1] ?? "";
-  // Locales are strings or { path, codes } objects: the path is what appears in URLs.
-  let locales = [...localesList.replace(/codes\s*:\s*\[[^\]]*\]/g, "").matchAll(/(["'`])([^"'`]+)\1/g)].map((match) => match[2] as string);
-  let defaultLocale = stringField(i18n, "defaultLocale");
-  let prefixDefaultLocale = /\bprefixDefaultLocale\s*:\s*true/.test(i18n);
-  if (locales.length === 0 && starlightCall) {
-    ({ locales, defaultLocale } = starlightLocales(starlightOptions));
+  const program = configFile ? parseConfig(configFile, readFileSync(join(project.root, configFile), "utf8")) : undefined;
+  const scope = program ? new ConfigScope(program) : undefined;
+  const config = program && scope ? configObject(program, scope) : undefined;
+  const setting = (name: string) => scope?.string(scope.property(config, name));
+  const base = setting("base") ?? "/";
+  let { locales, defaultLocale, prefixDefaultLocale } = scope
+    ? astroLocales(scope, scope.property(config, "i18n"))
+    : { locales: [] as string[], defaultLocale: undefined, prefixDefaultLocale: false };
+  const starlight = program && scope ? starlightCall(program, scope) : undefined;
+  if (locales.length === 0 && starlight && scope) {
+    ({ locales, defaultLocale } = starlightLocales(scope, scope.value(starlight.arguments[0])));
     prefixDefaultLocale = locales.length > 0 && defaultLocale !== "root";
   }
-  const trailingSlash = stringField(astroText, "trailingSlash");
-  const site = stringField(astroText, "site")?.replace(/\/$/, "");
+  const trailingSlash = setting("trailingSlash");
+  const site = setting("site")?.replace(/\/$/, "");
+  const modules = new Set(scope?.imports.values());
   return {
     configFile,
     site,
     base: `/${base.replace(/^\/+|\/+$/g, "")}/`.replace(/^\/\/$/, "/"),
-    outDir: resolve(project.root, stringField(astroText, "outDir") ?? "dist"),
+    outDir: resolve(project.root, setting("outDir") ?? "dist"),
     locales: [...new Set(locales)],
     defaultLocale,
     prefixDefaultLocale,
     trailingSlash: trailingSlash === "always" || trailingSlash === "never" ? trailingSlash : "ignore",
     // Starlight adds @astrojs/sitemap itself when `site` is set.
-    sitemap: /@astrojs\/sitemap/.test(text) || (Boolean(starlightCall) && site !== undefined),
-    starlight: /@astrojs\/starlight/.test(text) && Boolean(starlightCall),
+    sitemap: modules.has("@astrojs/sitemap") || (Boolean(starlight) && site !== undefined),
+    starlight: modules.has("@astrojs/starlight") && Boolean(starlight),
   };
 }
 
