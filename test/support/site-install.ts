@@ -3,11 +3,24 @@
 // commands run in it the way a user runs them (npx). Every process started here runs in its
 // own process group, ended on timeout and by `remove()`.
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { BLOG_ROOT, killGroup } from "../../packages/vigie/test/support/blog.ts";
+import { STARLIGHT, starlightFiles } from "./sites.ts";
 
 export const VIGIE_PACKAGE = join(BLOG_ROOT, "packages", "vigie");
 
@@ -89,11 +102,47 @@ export async function packVigie(destination: string): Promise<{ tarball: string;
   return { tarball: join(destination, packed.filename), bytes: packed.size, ms: result.ms };
 }
 
+/**
+ * The tarball of the package as it is now, packed once and kept in the system's temporary
+ * folder under a hash of the package's files (every test file of a run, and the next run
+ * while nothing changed, reuse it); older tarballs there are removed.
+ */
+export async function packedVigie(): Promise<{ tarball: string; bytes: number; ms: number; cached: boolean }> {
+  const hash = createHash("sha256");
+  const files = (readdirSync(VIGIE_PACKAGE, { recursive: true }) as string[])
+    .filter((path) => !/^(node_modules|dist|test)(\/|$)/.test(path))
+    .sort();
+  for (const path of files) {
+    const absolute = join(VIGIE_PACKAGE, path);
+    if (!statSync(absolute).isFile()) continue;
+    hash.update(`${path}\0`).update(readFileSync(absolute));
+  }
+  const name = `vigie-tarball-${hash.digest("hex").slice(0, 16)}`;
+  const folder = join(tmpdir(), name);
+  const existing = existsSync(folder) ? readdirSync(folder).find((file) => file.endsWith(".tgz")) : undefined;
+  if (existing) {
+    const tarball = join(folder, existing);
+    return { tarball, bytes: statSync(tarball).size, ms: 0, cached: true };
+  }
+  for (const old of readdirSync(tmpdir()))
+    if (old.startsWith("vigie-tarball-")) rmSync(join(tmpdir(), old), { recursive: true, force: true });
+  const staging = mkdtempSync(join(tmpdir(), "vigie-pack-"));
+  try {
+    const packed = await packVigie(staging);
+    renameSync(staging, folder);
+    return { tarball: join(folder, packed.tarball.slice(staging.length + 1)), bytes: packed.bytes, ms: packed.ms, cached: false };
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
 export interface SiteSpec {
   /** A short name for the temporary folder. */
   name: string;
   /** Files of the site, by path relative to its root (package.json is written from `dependencies`). */
   files: Record<string, string>;
+  /** Files and folders of this repository copied into the site first, as they are (images included). */
+  copy?: string[];
   /** Registry packages besides astro, node and vigie: name → version. */
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
@@ -114,7 +163,7 @@ export interface InstalledSite {
 /**
  * A minimal Astro site (the files of `spec`) in a temporary folder, with astro, the `node`
  * package (so npm scripts and npx run on Node 24 whatever the system Node is) and vigie
- * from `tarball`, installed by `npm install` from the registry (bounded by `timeoutMs`; npm's
+ * from `tarball`, installed by `npm install --prefer-offline` (bounded by `timeoutMs`; npm's
  * cache makes the second run fast). Install scripts: only the `node` package's and
  * esbuild's are allowed, as a careful user would.
  */
@@ -133,13 +182,18 @@ export async function installSite(spec: SiteSpec, tarball: string, timeoutMs = 6
     devDependencies: { node: NODE_VERSION, vigie: `file:${tarball}`, ...spec.devDependencies },
     allowScripts: { node: true, esbuild: true, "msgpackr-extract": false },
   };
+  for (const path of spec.copy ?? []) cpSync(join(BLOG_ROOT, path), join(root, path), { recursive: true });
   write("package.json", `${JSON.stringify(manifest, null, 2)}\n`);
   for (const [path, text] of Object.entries(spec.files)) write(path, text);
   const remove = () => {
     endAll();
     rmSync(root, { recursive: true, force: true });
   };
-  const install = await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: root, timeoutMs });
+  // What npm's cache holds is not asked for again (the first run on a machine fills it).
+  const install = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd: root,
+    timeoutMs,
+  });
   if (install.code !== 0) {
     remove();
     throw new Error(
@@ -185,3 +239,41 @@ const { frontmatter } = Astro.props;
   // The OpenCode tool files import vigie/opencode, which needs the plugin (an optional peer).
   devDependencies: { "@opencode-ai/plugin": OPENCODE_PLUGIN_VERSION },
 };
+
+/**
+ * The Starlight site of test/support/sites.ts (two languages, a dozen pages, a Mermaid
+ * diagram drawn by a client script), its packages from npm: @astrojs/starlight and mermaid.
+ */
+export const STARLIGHT_SITE: SiteSpec = {
+  name: "starlight",
+  files: starlightFiles(),
+  dependencies: { "@astrojs/starlight": STARLIGHT.split("@").at(-1) as string, mermaid: rootVersions().mermaid ?? "^12.3.0" },
+  devDependencies: { "@opencode-ai/plugin": OPENCODE_PLUGIN_VERSION },
+};
+
+/**
+ * What this repository adds for itself (the workspace's tooling, and the benchmark's rival
+ * MCP servers), left out of the blog's copy.
+ */
+const WORKSPACE_ONLY = ["@biomejs/biome", "bun", "opencode-ai", "node", "@playwright/mcp", "chrome-devtools-mcp"];
+
+/**
+ * A copy of this blog as its author would have it in a project of its own: its sources,
+ * public files, Astro and TypeScript configs and .gitignore, and its package.json's
+ * dependencies without the workspace (no packages/, no repository tooling); vigie comes
+ * from the tarball.
+ */
+export function blogCopySpec(): SiteSpec {
+  const manifest = JSON.parse(readFileSync(join(BLOG_ROOT, "package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+  const devDependencies = Object.fromEntries(Object.entries(manifest.devDependencies).filter(([name]) => !WORKSPACE_ONLY.includes(name)));
+  return {
+    name: "blog",
+    copy: ["src", "public", "astro.config.mjs", "tsconfig.json", ".gitignore"],
+    files: {},
+    dependencies: manifest.dependencies,
+    devDependencies: { ...devDependencies, "@opencode-ai/plugin": OPENCODE_PLUGIN_VERSION },
+  };
+}

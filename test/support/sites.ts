@@ -243,12 +243,13 @@ const STARLIGHT_PAGES: Record<string, { en: string; fr: string; body?: string }>
 };
 
 /**
- * A Starlight documentation site in two languages (English at the root, French under
- * /fr/), a dozen pages, one with a Mermaid diagram drawn by a client script. Call
- * `installStarlight` before building it.
+ * The files of a Starlight documentation site in two languages (English at the root,
+ * French under /fr/), a dozen pages, one with a Mermaid diagram drawn by a client script
+ * (mermaid loaded with a dynamic import). Its favicon included.
  */
-export function starlightSite(): Site {
+export function starlightFiles(): Record<string, string> {
   const files: Record<string, string> = {
+    "public/favicon.svg": FAVICON,
     "astro.config.mjs": `import starlight from "@astrojs/starlight";
 import { defineConfig } from "astro/config";
 
@@ -323,9 +324,17 @@ The parts of the system:
   A[Writer] --> B[Build]
   B --> C[Readers]\`} />
 `;
+  return files;
+}
+
+/**
+ * The Starlight site of `starlightFiles` under .fixtures/ (mermaid and mdx from the
+ * repository's install). Call `installStarlight` before building it.
+ */
+export function starlightSite(): Site {
   // Listed as a user lists them: Astro bundles the packages of package.json that depend on
   // it (Starlight's middleware must not stay external), and npm installs them.
-  return makeSite("starlight", files, { "@astrojs/starlight": STARLIGHT.split("@").at(-1) as string, astro: "7.3.5" });
+  return makeSite("starlight", starlightFiles(), { "@astrojs/starlight": STARLIGHT.split("@").at(-1) as string, astro: "7.3.5" });
 }
 
 /**

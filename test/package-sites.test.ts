@@ -1,0 +1,145 @@
+// vigie from the tarball of `npm pack` on two sites a new user could have, made from npm
+// packages only: a Starlight documentation site in two languages (a dozen pages, a Mermaid
+// diagram drawn by a client script) and a copy of this blog. For each: `npx vigie init`,
+// `npx vigie validate` PASS, one injected fault a FAIL naming the page and the tool,
+// `npx vigie mcp` listed by the MCP SDK's client and `opencode serve` listing the tools.
+// Slow (two npm installs, four validations): about 10 minutes on 2 cores. The figures
+// (install, init and validate times, sizes) are printed, and appended to the file named by
+// VIGIE_FIGURES_FILE when it is set.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import {
+  assertFailNaming,
+  assertMcpLists,
+  assertOpenCodeLists,
+  assertPass,
+  diskKb,
+  figure,
+  initSite,
+  seconds,
+  validateSite,
+} from "./support/package-checks.ts";
+import {
+  blogCopySpec,
+  endAll,
+  type InstalledSite,
+  installSite,
+  packedVigie,
+  type SiteSpec,
+  STARLIGHT_SITE,
+} from "./support/site-install.ts";
+
+interface Fault {
+  /** What the fault is, for the test's name. */
+  name: string;
+  /** The site's file that gets it, and how. */
+  file: string;
+  inject(text: string): string;
+  /** The tools that may report it, the page it must name, and what else the finding must say. */
+  tools: string[];
+  page: RegExp;
+  what: RegExp;
+}
+
+/** A finding of the site's theme that its user accepts in vigie.config.json, as the finding's own hint says. */
+interface Accept {
+  rule: string;
+  selector?: string;
+  page?: string;
+  reason: string;
+}
+
+function describeSite(label: string, spec: () => SiteSpec, fault: Fault, accept: Accept[] = []): void {
+  describe(`the vigie package on ${label}`, { timeout: 1_500_000 }, () => {
+    let site: InstalledSite | undefined;
+    let initMs = 0;
+
+    before(async () => {
+      const packed = await packedVigie();
+      figure(`tarball: ${(packed.bytes / 1024).toFixed(0)} kB${packed.cached ? " (packed earlier)" : ` packed in ${seconds(packed.ms)}`}`);
+      site = await installSite(spec(), packed.tarball, 900_000);
+      const [vigieKb, allKb] = [await diskKb(site.root, "node_modules/vigie"), await diskKb(site.root, "node_modules")];
+      figure(
+        `${label}: npm install ${seconds(site.installMs)}; node_modules/vigie ${(vigieKb / 1024).toFixed(1)} MB, node_modules ${(allKb / 1024).toFixed(0)} MB`,
+      );
+    });
+
+    after(() => {
+      endAll();
+      site?.remove();
+    });
+
+    test("npx vigie init writes the harness", async () => {
+      assert.ok(site);
+      initMs = (await initSite(site)).ms;
+      // The page-load budget of a quiet machine (200 ms) is not what two busy cores give: the
+      // user's own budget, as a user on a slow machine would set it; and what the user accepts.
+      const config = JSON.parse(site.read("vigie.config.json")) as Record<string, unknown>;
+      const edited = { ...config, budgets: { loadMs: 5000 }, ...(accept.length ? { accept } : {}) };
+      site.write("vigie.config.json", `${JSON.stringify(edited, null, 2)}\n`);
+    });
+
+    test("npx vigie validate: PASS on the site as it is", async () => {
+      assert.ok(site);
+      const validated = await validateSite(site, "report-clean.json");
+      figure(`${label}: init ${seconds(initMs)} + validate ${seconds(validated.result.ms)} (${validated.report.verdict})`);
+      assertPass(validated);
+    });
+
+    test(`npx vigie validate: ${fault.name} is a FAIL naming the page and the tool`, async () => {
+      assert.ok(site);
+      const original = site.read(fault.file);
+      site.write(fault.file, fault.inject(original));
+      try {
+        const validated = await validateSite(site, "report-fault.json");
+        const finding = assertFailNaming(validated, fault);
+        console.log(`${label}: ${finding.tool} on ${finding.page ?? finding.file}: ${finding.message.slice(0, 200)}`);
+      } finally {
+        site.write(fault.file, original);
+      }
+    });
+
+    test("npx vigie mcp lists the fifteen tools to the MCP SDK's client", async () => {
+      assert.ok(site);
+      await assertMcpLists(site.root);
+    });
+
+    test("opencode serve in the site lists the tools of the files init wrote", async () => {
+      assert.ok(site);
+      await assertOpenCodeLists(site.root);
+    });
+  });
+}
+
+// Two findings come from Starlight's own markup (vigie says so, and how to accept them): axe's
+// label-content-name-mismatch on its search button, and its 404 page's hreflang alternate to
+// a French 404 that Starlight does not generate.
+describeSite(
+  "a Starlight site",
+  () => STARLIGHT_SITE,
+  {
+    name: "a script that throws on one page",
+    file: "src/content/docs/guides/deploy.md",
+    inject: (text) => `${text}\n<script>throw new Error("the deploy page script failed")</script>\n`,
+    tools: ["blog_browser_crawl", "blog_browser_js_errors"],
+    page: /\/guides\/deploy\//,
+    what: /the deploy page script failed/,
+  },
+  [
+    {
+      rule: "label-content-name-mismatch",
+      selector: 'button[data-open-modal=""]',
+      reason: "Starlight's search button: its visible text is the keyboard shortcut, from the theme's markup",
+    },
+    { rule: "hreflang-alternate", page: "/404.html", reason: "Starlight's 404 page names a French 404 that Starlight does not generate" },
+  ],
+);
+
+describeSite("a copy of this blog", blogCopySpec, {
+  name: "an image without alt text",
+  file: "src/content/articles/en/performance-budgets.mdx",
+  inject: (text) => `${text}\n<img src="/favicon.svg" width="32" height="32" />\n`,
+  tools: ["blog_browser_a11y"],
+  page: /performance-budgets/,
+  what: /image-alt/,
+});
