@@ -5,9 +5,9 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { findChromium, NO_CHROMIUM_HINT } from "../core/browser/executable.ts";
 import { CONFIG_FILE, loadConfig } from "../core/config.ts";
-import { type Project, resolveProject } from "../core/project.ts";
+import type { Project } from "../core/project.ts";
 import { prefixOf } from "../tools/run.ts";
-import { parseFlags, UsageError } from "./flags.ts";
+import { parseFlags, projectAt } from "./flags.ts";
 import { installedVersion, readSite } from "./site.ts";
 
 export type Status = "ok" | "missing" | "warn" | "info";
@@ -161,9 +161,7 @@ export async function doctorCommand(args: string[], leading: string | undefined)
   const { values } = parseFlags(args, { json: { type: "boolean" }, project: { type: "string", value: "DIR" } }, { command: "doctor" });
   const json = values.json === true;
   const dir = values.project ?? leading;
-  if (dir !== undefined && !statSync(dir, { throwIfNoEntry: false })?.isDirectory())
-    throw new UsageError(`--project ${dir}: no such directory`);
-  const report = doctor(resolveProject(dir ?? process.cwd()));
+  const report = doctor(projectAt(dir));
   process.stdout.write(json ? `${JSON.stringify(report)}\n` : formatDoctor(report));
   return report.ok ? 0 : 1;
 }

@@ -1,6 +1,8 @@
 // The command line's flags, read by node:util parseArgs. One error for bad usage: it says
 // what was wrong and what is accepted; the commands print it and exit 2.
+import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { type Project, resolveProject } from "../core/project.ts";
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -64,6 +66,13 @@ export function parseFlags<S extends FlagSpec>(
       throw new UsageError(`${options.command ? `${options.command}: ` : ""}${explain(error as NodeJS.ErrnoException, spec)}`);
     throw error;
   }
+}
+
+/** The project `--project DIR` names (a directory that must exist), else the one at the current directory. */
+export function projectAt(dir: string | undefined): Project {
+  if (dir !== undefined && !statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+    throw new UsageError(`--project ${dir}: no such directory`);
+  return resolveProject(dir ?? process.cwd());
 }
 
 /** One word of a command line as parseArgs reads it, with the value that follows a lone `--name`. */

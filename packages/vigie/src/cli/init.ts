@@ -5,13 +5,13 @@
 // recognised by the hash recorded in .opencode/vigie-init.json (or by being exactly what it
 // would write now). Run twice, it changes nothing.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CONFIG_FILE } from "../core/config.ts";
-import { type Project, resolveProject } from "../core/project.ts";
+import type { Project } from "../core/project.ts";
 import { DEFAULT_PREFIX, PREFIX_PATTERN, type ToolGroup } from "../tools/define.ts";
 import { toolsOf } from "../tools/registry.ts";
-import { type FlagSpec, parseFlags, UsageError } from "./flags.ts";
+import { type FlagSpec, parseFlags, projectAt, UsageError } from "./flags.ts";
 import { validatorAgent } from "./init/agent.ts";
 import { readSite, type SiteSummary } from "./site.ts";
 
@@ -211,9 +211,7 @@ export async function initCommand(args: string[], leading: string | undefined): 
   };
   const json = values.json === true;
   const dir = values.project ?? leading;
-  if (dir !== undefined && !statSync(dir, { throwIfNoEntry: false })?.isDirectory())
-    throw new UsageError(`--project ${dir}: no such directory`);
-  const project = resolveProject(dir ?? process.cwd());
+  const project = projectAt(dir);
   const site = readSite(project);
   if (!site.configFile && !site.astro)
     throw new UsageError(

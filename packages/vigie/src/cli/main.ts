@@ -2,12 +2,12 @@
 // Every failure prints a message and what is accepted, never a stack trace
 // (VIGIE_DEBUG=1 shows it). Exit codes: 0 success, 1 the tool answered an error,
 // 2 bad usage or the harness could not run.
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { Answer } from "../core/answer.ts";
 import { type Project, ProjectNotFoundError, resolveProject } from "../core/project.ts";
 import { prefixedToolName, type ToolContext, type ToolDefinition, toolName } from "../tools/define.ts";
 import { describeArguments, findToolByWords, parseToolArgs } from "./args.ts";
-import { parseFlags, takeFlag, UsageError } from "./flags.ts";
+import { parseFlags, projectAt, takeFlag, UsageError } from "./flags.ts";
 
 const USAGE = `vigie: eyes and hands for coding agents on a web project
 
@@ -62,12 +62,6 @@ function leadingProject(argv: string[]): { dir?: string; rest: string[] } {
   return { rest: argv };
 }
 
-function projectAtDir(dir: string | undefined): Project {
-  if (dir !== undefined && !statSync(dir, { throwIfNoEntry: false })?.isDirectory())
-    throw new UsageError(`--project ${dir}: no such directory`);
-  return resolveProject(dir ?? process.cwd());
-}
-
 function firstSentence(text: string): string {
   const sentence = text.match(/^.*?[.?!](?=\s|$)/)?.[0] ?? text;
   return sentence.length > 110 ? `${sentence.slice(0, 109)}…` : sentence;
@@ -103,7 +97,7 @@ async function listTools(args: string[]): Promise<number> {
 
 async function mcp(args: string[], leading: string | undefined): Promise<number> {
   const { values } = parseFlags(args, { project: { type: "string", value: "DIR" } }, { command: "mcp" });
-  const project = projectAtDir(values.project ?? leading);
+  const project = projectAt(values.project ?? leading);
   const { serveMcp } = await import("../faces/mcp.ts");
   await serveMcp(project);
   return 0;
@@ -157,7 +151,7 @@ async function callTool(words: string[], leading: string | undefined): Promise<n
     const accepted = describeArguments(schema);
     return fail(`${name}: ${error.message}\nAccepted arguments:\n${accepted.length ? accepted.join("\n") : "  none"}`);
   }
-  const project = projectAtDir(dir);
+  const project = projectAt(dir);
 
   // Ctrl-C cancels the call (the tool stops what it started); a second one ends at once.
   const controller = new AbortController();

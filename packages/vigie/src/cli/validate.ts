@@ -4,12 +4,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { BrowserSession } from "../core/browser/session.ts";
-import { type Project, ProjectNotFoundError, resolveProject } from "../core/project.ts";
+import { type Project, ProjectNotFoundError } from "../core/project.ts";
 import { exitCodeOf, type ValidationReport } from "../core/validate/findings.ts";
 import { mergeReports, toHtml, toJUnit, toText } from "../core/validate/reports.ts";
 import { type ProgressEvent, validate } from "../core/validate/runner.ts";
 import { prefixOf, renameTools } from "../tools/run.ts";
-import { type FlagSpec, type FlagValues, parseFlags, UsageError } from "./flags.ts";
+import { type FlagSpec, type FlagValues, parseFlags, projectAt, UsageError } from "./flags.ts";
 
 const VALIDATE_USAGE = `Usage: vigie validate [options]
 
@@ -101,7 +101,7 @@ export async function validateCommand(args: string[]): Promise<number> {
     }
     flags = parseFlags(args, VALIDATE_FLAGS).values;
     shard = parseShard(flags.shard);
-    project = resolveProject(flags.project ?? process.cwd());
+    project = projectAt(flags.project);
   } catch (error) {
     if (error instanceof UsageError || error instanceof ProjectNotFoundError) {
       process.stderr.write(`vigie validate: ${error.message}\n\n${VALIDATE_USAGE}`);
