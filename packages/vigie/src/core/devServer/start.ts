@@ -51,7 +51,7 @@ export interface StartOptions {
   env?: Record<string, string>;
 }
 
-/** Why a start failed; tools/dev.ts words the hint for each (the core names no tool). */
+/** Why a start failed; tools/devAnswers.ts words the hint for each (the core names no tool). */
 export type StartFailure =
   | { reason: "needs-build" }
   | { reason: "port-taken"; port: number; holder: PortHolder | undefined }
