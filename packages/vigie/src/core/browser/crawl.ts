@@ -136,45 +136,120 @@ async function linksOf(page: Page, baseUrl: string): Promise<string[]> {
     .filter((path): path is string => path !== undefined);
 }
 
-export async function crawlSite(session: BrowserSession, baseUrl: string, options: CrawlOptions = {}): Promise<CrawlResult> {
-  const started = Date.now();
-  const maxPages = options.maxPages ?? 500;
-  const concurrency = Math.max(1, Math.min(options.concurrency ?? 4, 16));
-  const pageTimeoutMs = (options.navigationTimeoutMs ?? 15_000) + (options.settleTimeoutMs ?? 8000) + 15_000;
+/** The paths to start from and how they were found: given, from the sitemap, or where link-following starts. */
+async function startingPaths(baseUrl: string, options: CrawlOptions): Promise<{ source: CrawlResult["source"]; paths: string[] }> {
   const fromSitemap = options.paths ? undefined : await sitemapPaths(baseUrl, options.base);
   const source: CrawlResult["source"] = options.paths ? "given" : fromSitemap ? "sitemap" : "links";
-  let queue = [...new Set(options.paths ?? fromSitemap ?? (options.startPaths?.length ? options.startPaths : ["/"]))];
-  if (options.shard) {
-    const { index, count } = options.shard;
-    queue = [...queue].sort().filter((_, position) => position % count === index - 1);
+  const paths = [...new Set(options.paths ?? fromSitemap ?? (options.startPaths?.length ? options.startPaths : ["/"]))];
+  if (!options.shard) return { source, paths };
+  const { index, count } = options.shard;
+  return { source, paths: paths.sort().filter((_, position) => position % count === index - 1) };
+}
+
+/** The paths still to check and the pages checked, within `maxPages`; shared by the crawl's workers. */
+class Frontier {
+  readonly pages: CrawlPage[] = [];
+  /** Pages being checked right now. */
+  active = 0;
+  /** Pages beyond maxPages, not checked. */
+  skipped = 0;
+  discovered: number;
+  readonly #queue: string[];
+  readonly #seen: Set<string>;
+  readonly #maxPages: number;
+
+  constructor(paths: string[], maxPages: number) {
+    this.#queue = [...paths];
+    this.#seen = new Set(paths);
+    this.discovered = paths.length;
+    this.#maxPages = maxPages;
   }
-  const seen = new Set(queue);
-  const pages: CrawlPage[] = [];
-  let skipped = 0;
-  const take = (): string | undefined => {
-    while (queue.length) {
-      const path = queue.shift();
-      if (path === undefined) return undefined;
-      if (pages.length + active >= maxPages) {
-        skipped += 1;
-        continue;
-      }
-      return path;
+
+  /** The next path to check, or undefined when none is left (for now: a worker may still add links). */
+  take(): string | undefined {
+    for (let path = this.#queue.shift(); path !== undefined; path = this.#queue.shift()) {
+      if (this.pages.length + this.active < this.#maxPages) return path;
+      this.skipped += 1;
     }
     return undefined;
+  }
+
+  /** Queues the links not seen yet. */
+  add(links: string[]): void {
+    for (const link of links) {
+      if (this.#seen.has(link)) continue;
+      this.#seen.add(link);
+      this.#queue.push(link);
+      this.discovered += 1;
+    }
+  }
+}
+
+/** A page's findings when its check threw or ran out of time. */
+function unchecked(url: string, error: Error): PageFindings {
+  return {
+    url,
+    status: 0,
+    errors: [],
+    warnings: [],
+    failedRequests: [],
+    mermaid: [],
+    incomplete: error.message.split("\n")[0] ?? "check failed",
   };
-  let active = 0;
-  let discovered = queue.length;
-  const locator: Locator | undefined = options.sourceRoot
-    ? { root: options.sourceRoot, files: new SourceFiles(options.sourceRoot), fetchText: cachedFetcher() }
-    : undefined;
+}
+
+/** What every page of one crawl is checked with. */
+interface Visit {
+  baseUrl: string;
+  options: CrawlOptions;
+  pageTimeoutMs: number;
+  audit: (page: Page, path: string) => Promise<Violation[]>;
+}
+
+/**
+ * Checks one page and audits it when asked; then, when `follow`, reads its links. Every step is
+ * bounded: a page that never answers is closed, recorded as incomplete, and the caller goes on
+ * with a new page.
+ */
+async function visit(page: Page, path: string, run: Visit, onChecked: (checked: CrawlPage) => void, follow: boolean) {
+  const bounded = <T>(work: Promise<T>, ms: number) =>
+    withTimeout(work, ms, async () => {
+      await page.close().catch(() => undefined);
+    });
+  const url = `${run.baseUrl}${path}`;
+  const findings = await bounded(checkPage(page, url, run.options), run.pageTimeoutMs).catch((error: Error) => unchecked(url, error));
+  const ok = findings.status > 0 && findings.status < 400;
+  const audit =
+    run.options.a11y && ok && !page.isClosed() ? await bounded(run.audit(page, path), 30_000).catch(() => undefined) : undefined;
+  const checked: CrawlPage = { path, ...findings, ...(audit ? { a11y: audit } : {}) };
+  onChecked(checked);
+  const links = follow && ok && !page.isClosed() ? await bounded(linksOf(page, run.baseUrl), 10_000).catch(() => [] as string[]) : [];
+  return { checked, links };
+}
+
+/** The full axe audit on the first page of each kind, the quick content checks on the others. */
+function auditor(options: CrawlOptions): Visit["audit"] {
   const kindsAudited = new Set<string>();
-  const audit11y = async (page: Page, path: string): Promise<Violation[]> => {
+  return async (page, path) => {
     const kind = pageKind(path);
     if (kindsAudited.has(kind)) return quickContentAudit(page);
     kindsAudited.add(kind);
     return (await runAxe(page, undefined, options.acceptSelectors)).violations;
   };
+}
+
+export async function crawlSite(session: BrowserSession, baseUrl: string, options: CrawlOptions = {}): Promise<CrawlResult> {
+  const started = Date.now();
+  const maxPages = options.maxPages ?? 500;
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? 4, 16));
+  const pageTimeoutMs = (options.navigationTimeoutMs ?? 15_000) + (options.settleTimeoutMs ?? 8000) + 15_000;
+  const { source, paths } = await startingPaths(baseUrl, options);
+  const frontier = new Frontier(paths, maxPages);
+  const follow = source === "links" && !options.shard;
+  const locator: Locator | undefined = options.sourceRoot
+    ? { root: options.sourceRoot, files: new SourceFiles(options.sourceRoot), fetchText: cachedFetcher() }
+    : undefined;
+  const run: Visit = { baseUrl, options, pageTimeoutMs, audit: auditor(options) };
 
   await session.withPage(async (firstPage, context) => {
     let spare: Page | undefined = firstPage;
@@ -182,57 +257,27 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
       let page = spare ?? (await context.newPage());
       spare = undefined;
       while (!options.signal?.aborted) {
-        const path = take();
+        const path = frontier.take();
         if (path === undefined) {
           // Another worker may still find links to follow.
-          if (active === 0) break;
+          if (frontier.active === 0) break;
           await sleep(25);
           continue;
         }
-        active += 1;
-        // Every step on a page is bounded: a page that never answers is closed, recorded
-        // as incomplete, and the worker goes on with a new page.
-        const bounded = <T>(work: Promise<T>, ms: number) =>
-          withTimeout(work, ms, async () => {
-            await page.close().catch(() => undefined);
-          });
-        const findings = await bounded(checkPage(page, `${baseUrl}${path}`, options), pageTimeoutMs).catch(
-          (error: Error): PageFindings => ({
-            url: `${baseUrl}${path}`,
-            status: 0,
-            errors: [],
-            warnings: [],
-            failedRequests: [],
-            mermaid: [],
-            incomplete: error.message.split("\n")[0] ?? "check failed",
-          }),
-        );
-        const audit =
-          options.a11y && findings.status > 0 && findings.status < 400 && !page.isClosed()
-            ? await bounded(audit11y(page, path), 30_000).catch(() => undefined)
-            : undefined;
-        const checked: CrawlPage = { path, ...findings, ...(audit ? { a11y: audit } : {}) };
-        pages.push(checked);
-        if (source === "links" && !options.shard && findings.status > 0 && findings.status < 400) {
-          const links = page.isClosed() ? [] : await bounded(linksOf(page, baseUrl), 10_000).catch(() => [] as string[]);
-          for (const link of links) {
-            if (seen.has(link)) continue;
-            seen.add(link);
-            queue.push(link);
-            discovered += 1;
-          }
-        }
+        frontier.active += 1;
+        const { checked, links } = await visit(page, path, run, (done) => frontier.pages.push(done), follow);
+        frontier.add(links);
         // Only failing pages are located; the page is not needed (sources, and scripts fetched again).
         if (locator && (hasFaults(checked) || checked.a11y?.some((v) => v.srcs?.length))) await locatePage(checked, locator);
-        active -= 1;
-        options.onProgress?.(pages.length, Math.min(discovered, maxPages), path);
+        frontier.active -= 1;
+        options.onProgress?.(frontier.pages.length, Math.min(frontier.discovered, maxPages), path);
         if (page.isClosed()) page = await context.newPage();
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
   });
-  pages.sort((a, b) => a.path.localeCompare(b.path));
-  return { source, discovered, pages, skipped, ms: Date.now() - started };
+  const pages = frontier.pages.sort((a, b) => a.path.localeCompare(b.path));
+  return { source, discovered: frontier.discovered, pages, skipped: frontier.skipped, ms: Date.now() - started };
 }
 
 /** The kind of a page, by its path's pattern: "/en/articles/x/" → "/en/articles/*\/". */

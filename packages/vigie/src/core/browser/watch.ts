@@ -75,21 +75,17 @@ function sameOrigin(a: string, b: string): boolean {
   }
 }
 
-/** Starts collecting events on a page; `stop()` detaches and returns what was seen. */
-function collect(page: Page, options: CheckOptions) {
+/** Uncaught exceptions and console messages, with the stack frames of each error text. */
+function recordMessages(options: CheckOptions) {
   const errors: string[] = [];
   const warnings: string[] = [];
-  const consoleResourceErrors: { text: string; url: string }[] = [];
+  /** "Failed to load resource" console lines: kept only when their request was not seen. */
+  const resourceErrors: { text: string; url: string }[] = [];
   /** Stack frames of each error text, the first time it was seen. */
   const frames = new Map<string, StackFrame[]>();
   const remember = (text: string, stack: StackFrame[]) => {
     if (stack.length > 0 && !frames.has(text)) frames.set(text, stack.slice(0, 4));
   };
-  const failed = new Map<string, FailedRequest>();
-  /** Documents of the main frame: their status is the page's status, not a failed request. */
-  const documents = new Set<string>();
-  const inflight = new Set<Request>();
-  let lastActivity = Date.now();
 
   const onPageError = (error: Error) => {
     const text = error.message || String(error);
@@ -116,7 +112,7 @@ function collect(page: Page, options: CheckOptions) {
     const text = message.text();
     const location = message.location();
     if (type === "error" && /^Failed to load resource/.test(text)) {
-      consoleResourceErrors.push({ text, url: location.url });
+      resourceErrors.push({ text, url: location.url });
       return;
     }
     const where = location.url ? ` (${location.url.replace(/^https?:\/\/[^/]+/, "")}:${location.lineNumber + 1})` : "";
@@ -126,10 +122,23 @@ function collect(page: Page, options: CheckOptions) {
       remember(line, [{ url: location.url, line: location.lineNumber + 1, column: location.columnNumber + 1 }]);
     }
   };
+  return { errors, warnings, resourceErrors, frames, onPageError, onConsole };
+}
+
+/** Requests in flight, failed requests and responses >= 400, and the main frame's navigations. */
+function recordNetwork(page: Page) {
+  const failed = new Map<string, FailedRequest>();
+  /** Documents of the main frame: their status is the page's status, not a failed request. */
+  const documents = new Set<string>();
+  const inflight = new Set<Request>();
+  let lastActivity = Date.now();
   /** Main-frame navigations so far: 1 after the first load, more when the page reloads. */
   let navigations = 0;
   /** The main-frame navigation (document) each request was issued in. */
   const issuedIn = new WeakMap<Request, number>();
+  /** Requests the page itself cancelled by navigating again (a dev server's reload), by URL. */
+  const aborted = new Map<string, number>();
+
   const onRequest = (request: Request) => {
     issuedIn.set(request, navigations);
     inflight.add(request);
@@ -139,8 +148,6 @@ function collect(page: Page, options: CheckOptions) {
     inflight.delete(request);
     lastActivity = Date.now();
   };
-  /** Requests the page itself cancelled by navigating again (a dev server's reload), by URL. */
-  const aborted = new Map<string, number>();
   const onNavigated = (frame: Frame) => {
     if (frame === page.mainFrame()) navigations += 1;
   };
@@ -159,34 +166,57 @@ function collect(page: Page, options: CheckOptions) {
     }
     failed.set(response.url(), { url: response.url(), status: response.status(), type: request.resourceType() });
   };
+  /** The failed requests, but those the page cancelled by reloading. */
+  const failedRequests = () => {
+    // A request aborted before the page navigated again (Vite reloads a page when it
+    // discovers dependencies) was cancelled by the reload, not broken.
+    for (const [url, at] of aborted) {
+      if (at < navigations && failed.get(url)?.reason === "net::ERR_ABORTED") failed.delete(url);
+    }
+    return failed;
+  };
+  return {
+    documents,
+    failedRequests,
+    inflight: () => inflight.size,
+    navigations: () => navigations,
+    quietFor: () => Date.now() - lastActivity,
+    onRequest,
+    onDone,
+    onNavigated,
+    onFailed,
+    onResponse,
+  };
+}
 
-  /** Attaches (page.on) or detaches (page.off) every listener above. */
+/** Starts collecting events on a page; `stop()` detaches and returns what was seen. */
+function collect(page: Page, options: CheckOptions) {
+  const messages = recordMessages(options);
+  const network = recordNetwork(page);
+  /** Attaches (page.on) or detaches (page.off) every listener. */
   const listen = (toggle: Page["on"]) => {
-    toggle("pageerror", onPageError);
-    toggle("console", onConsole);
-    toggle("request", onRequest);
-    toggle("requestfinished", onDone);
-    toggle("requestfailed", onFailed);
-    toggle("response", onResponse);
-    toggle("framenavigated", onNavigated);
+    toggle("pageerror", messages.onPageError);
+    toggle("console", messages.onConsole);
+    toggle("request", network.onRequest);
+    toggle("requestfinished", network.onDone);
+    toggle("requestfailed", network.onFailed);
+    toggle("response", network.onResponse);
+    toggle("framenavigated", network.onNavigated);
   };
   listen(page.on.bind(page));
 
   return {
-    inflight: () => inflight.size,
-    navigations: () => navigations,
-    quietFor: () => Date.now() - lastActivity,
+    inflight: network.inflight,
+    navigations: network.navigations,
+    quietFor: network.quietFor,
     stop() {
       listen(page.off.bind(page));
-      // A request aborted before the page navigated again (Vite reloads a page when it
-      // discovers dependencies) was cancelled by the reload, not broken.
-      for (const [url, at] of aborted) {
-        if (at < navigations && failed.get(url)?.reason === "net::ERR_ABORTED") failed.delete(url);
-      }
+      const failed = network.failedRequests();
+      const { errors, warnings, frames } = messages;
       // A "Failed to load resource" console line already has its request above; keep
       // only those whose request we did not see.
-      for (const { text, url } of consoleResourceErrors) {
-        if (!failed.has(url) && !documents.has(url)) errors.push(clip(`${text}${url ? ` (${url})` : ""}`, MAX_MESSAGE));
+      for (const { text, url } of messages.resourceErrors) {
+        if (!failed.has(url) && !network.documents.has(url)) errors.push(clip(`${text}${url ? ` (${url})` : ""}`, MAX_MESSAGE));
       }
       return { errors, warnings, failedRequests: [...failed.values()], frames };
     },
