@@ -4,8 +4,8 @@
 // the import line, the frontmatter field.
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
-import { readFrontmatter } from "../lint/content/frontmatter.ts";
-import { type MdxNode, parseMdx, pointOf, walk } from "../lint/content/mdx.ts";
+import { readFrontmatter } from "../astro/frontmatter.ts";
+import { type MdxNode, parseMdx, pointOf, walk } from "../astro/mdx.ts";
 import type { Project } from "../project.ts";
 import type { BuildIssue } from "./output.ts";
 import { sourceNamed, sourceOfRoute } from "./sources.ts";

@@ -2,9 +2,9 @@
 // Schema subset Astro's collection schemas use, slugs and translation pairs.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { readFrontmatter } from "../../../src/core/astro/frontmatter.ts";
+import { parseMdx } from "../../../src/core/astro/mdx.ts";
 import { expressionProblems, readEsm } from "../../../src/core/lint/content/expressions.ts";
-import { readFrontmatter } from "../../../src/core/lint/content/frontmatter.ts";
-import { parseMdx } from "../../../src/core/lint/content/mdx.ts";
 import { type Entry, entryId, slugProblems, translationProblems } from "../../../src/core/lint/content/pairs.ts";
 import { type JsonSchema, validate } from "../../../src/core/lint/content/schema.ts";
 

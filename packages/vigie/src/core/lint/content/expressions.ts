@@ -5,8 +5,8 @@
 // lines are other node types, so `code={`...`}` or `src={img}` are not prose.
 import { type Node as AcornNode, parse, parseExpressionAt } from "acorn";
 import { clip } from "../../answer.ts";
+import { type MdxNode, type ParsedMdx, pointOf, walk } from "../../astro/mdx.ts";
 import type { LintProblem } from "../problem.ts";
-import { type MdxNode, type ParsedMdx, pointOf, walk } from "./mdx.ts";
 
 export interface ImportInfo {
   source: string;

@@ -3,10 +3,10 @@
 // (an unresolved import) or shows a broken image.
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { type MdxNode, type ParsedMdx, pointOf, walk } from "../../astro/mdx.ts";
 import type { Project } from "../../project.ts";
 import type { LintProblem } from "../problem.ts";
 import type { EsmInfo } from "./expressions.ts";
-import { type MdxNode, type ParsedMdx, pointOf, walk } from "./mdx.ts";
 
 const IMAGE = /\.(png|jpe?g|gif|webp|avif|svg|bmp|ico|tiff?)$/i;
 const SCRIPT_EXTENSIONS = [

@@ -1,11 +1,12 @@
 // The content linter: frontmatter against the collection schema, FR/EN pairs, MDX
 // expressions in prose, missing local files, duplicate slugs.
+
+import { readFrontmatter } from "../../astro/frontmatter.ts";
 import { readAstroSettings } from "../../build/astro-config.ts";
 import type { Project } from "../../project.ts";
 import type { Documents } from "../documents.ts";
 import type { LintProblem } from "../problem.ts";
 import { expressionProblems, readEsm } from "./expressions.ts";
-import { readFrontmatter } from "./frontmatter.ts";
 import { missingFiles } from "./images.ts";
 import { type Entry, entryPathOf, slugProblems, translationProblems } from "./pairs.ts";
 import { validate } from "./schema.ts";

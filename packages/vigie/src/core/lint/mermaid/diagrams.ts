@@ -2,7 +2,7 @@
 // <Mermaid code={`...`} /> component, each with the line its text starts on in the
 // file. The text is trimmed as the page's script trims it before rendering.
 import { type Node as AcornNode, parseExpressionAt } from "acorn";
-import { type MdxNode, pointOf, walk } from "../content/mdx.ts";
+import { type MdxNode, pointOf, walk } from "../../astro/mdx.ts";
 import type { LintDocument } from "../documents.ts";
 
 export interface Diagram {

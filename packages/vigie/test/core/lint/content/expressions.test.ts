@@ -3,8 +3,8 @@
 // Astro put in the module; not a browser's window or document, and not a typo.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { parseMdx } from "../../../../src/core/astro/mdx.ts";
 import { expressionProblems, readEsm } from "../../../../src/core/lint/content/expressions.ts";
-import { parseMdx } from "../../../../src/core/lint/content/mdx.ts";
 
 function problems(source: string): string[] {
   const parsed = parseMdx(source);
