@@ -7,62 +7,37 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { BLOG_ROOT } from "../packages/vigie/test/support/blog.ts";
-import { startOpenCode } from "./support/opencode.ts";
-import { endAll, type InstalledSite, installSite, MINIMAL_SITE, packVigie, run } from "./support/site-install.ts";
-
-const TOOLS = [
-  "blog_dev_start",
-  "blog_dev_stop",
-  "blog_dev_status",
-  "blog_dev_logs",
-  "blog_dev_http_get",
-  "blog_build_run",
-  "blog_build_lint",
-  "blog_build_check",
-  "blog_build_links",
-  "blog_browser_js_errors",
-  "blog_browser_perf",
-  "blog_browser_screenshot",
-  "blog_browser_a11y",
-  "blog_browser_crawl",
-  "blog_browser_visual_diff",
-];
-
-const INIT_FILES = [
-  ".opencode/tools/blog_dev.ts",
-  ".opencode/tools/blog_build.ts",
-  ".opencode/tools/blog_browser.ts",
-  ".opencode/agents/blog-validator.md",
-  "vigie.config.json",
-  ".gitignore",
-];
-
-interface Report {
-  verdict: string;
-  findings: { severity: string; tool: string; page?: string; file?: string; message: string }[];
-}
+import {
+  assertFailNaming,
+  assertMcpLists,
+  assertOpenCodeLists,
+  assertPass,
+  diskKb,
+  figure,
+  INIT_FILES,
+  initSite,
+  seconds,
+  validateSite,
+} from "./support/package-checks.ts";
+import { endAll, type InstalledSite, installSite, MINIMAL_SITE, packedVigie, run } from "./support/site-install.ts";
 
 describe("the vigie package, installed into a new Astro site", { timeout: 1_200_000 }, () => {
-  const packDir = mkdtempSync(join(tmpdir(), "vigie-pack-"));
   let site: InstalledSite | undefined;
   let tarball = "";
   let initMs = 0;
 
   before(async () => {
-    const packed = await packVigie(packDir);
+    const packed = await packedVigie();
     tarball = packed.tarball;
-    console.log(`npm pack: ${(packed.bytes / 1024).toFixed(0)} kB tarball in ${(packed.ms / 1000).toFixed(1)} s`);
+    figure(`tarball: ${(packed.bytes / 1024).toFixed(0)} kB${packed.cached ? " (packed earlier)" : ` packed in ${seconds(packed.ms)}`}`);
     site = await installSite(MINIMAL_SITE, packed.tarball);
-    console.log(`npm install of the minimal site: ${(site.installMs / 1000).toFixed(1)} s`);
+    figure(`the minimal site: npm install ${seconds(site.installMs)}`);
   });
 
   after(() => {
     endAll();
     site?.remove();
-    rmSync(packDir, { recursive: true, force: true });
   });
 
   test("the bin runs the compiled package (no TypeScript under node_modules)", async () => {
@@ -75,11 +50,7 @@ describe("the vigie package, installed into a new Astro site", { timeout: 1_200_
 
   test("init writes the harness; a second run changes nothing; an edited file is kept without --force", async () => {
     assert.ok(site);
-    const first = await site.vigie(["init"], 60_000);
-    initMs = first.ms;
-    assert.equal(first.code, 0, first.stderr);
-    for (const path of INIT_FILES) assert.match(first.stdout, new RegExp(`created +${path.replaceAll(".", "\\.")}`), first.stdout);
-    assert.match(first.stdout, /Next:\n.*npx vigie validate/);
+    initMs = (await initSite(site)).ms;
     assert.match(site.read(".opencode/tools/blog_dev.ts"), /from "vigie\/opencode"/);
     assert.match(site.read(".opencode/agents/blog-validator.md"), /"blog_\*": true/);
 
@@ -98,11 +69,9 @@ describe("the vigie package, installed into a new Astro site", { timeout: 1_200_
 
   test("validate: PASS on the clean site", async () => {
     assert.ok(site);
-    const result = await site.vigie(["validate", "--json", "report-clean.json"], 600_000);
-    console.log(`init ${(initMs / 1000).toFixed(1)} s + validate ${(result.ms / 1000).toFixed(1)} s`);
-    const report = JSON.parse(site.read("report-clean.json")) as Report;
-    assert.equal(report.verdict, "PASS", `${result.stdout.slice(-3000)}\n${result.stderr.slice(-3000)}`);
-    assert.equal(result.code, 0);
+    const validated = await validateSite(site, "report-clean.json");
+    figure(`the minimal site: init ${seconds(initMs)} + validate ${seconds(validated.result.ms)}`);
+    assertPass(validated);
   });
 
   test("validate: a broken internal link is a FAIL naming the page and the tool", async () => {
@@ -110,20 +79,11 @@ describe("the vigie package, installed into a new Astro site", { timeout: 1_200_
     const about = site.read("src/pages/about.astro");
     site.write("src/pages/about.astro", about.replace('<a href="/">home</a>', '<a href="/">home</a> <a href="/missing-page/">missing</a>'));
     try {
-      const result = await site.vigie(["validate", "--json", "report-broken.json"], 600_000);
-      const report = JSON.parse(site.read("report-broken.json")) as Report;
-      assert.equal(report.verdict, "FAIL", result.stdout.slice(-3000));
-      assert.equal(result.code, 1);
-      const broken = report.findings.filter((finding) => finding.severity === "fail" && /missing-page/.test(JSON.stringify(finding)));
-      assert.ok(broken.length > 0, JSON.stringify(report.findings).slice(0, 2000));
-      assert.ok(
-        broken.some(
-          (finding) =>
-            finding.tool === "blog_build_links" && /\/about\//.test(`${finding.page ?? ""} ${finding.file ?? ""} ${finding.message}`),
-        ),
-        JSON.stringify(broken).slice(0, 2000),
-      );
-      assert.match(result.stdout, /FAIL/);
+      assertFailNaming(await validateSite(site, "report-broken.json"), {
+        tools: ["blog_build_links"],
+        page: /\/about\//,
+        what: /missing-page/,
+      });
     } finally {
       site.write("src/pages/about.astro", about);
     }
@@ -131,36 +91,12 @@ describe("the vigie package, installed into a new Astro site", { timeout: 1_200_
 
   test("npx vigie mcp lists the fifteen tools to the MCP SDK's client", async () => {
     assert.ok(site);
-    const transport = new StdioClientTransport({
-      command: "npx",
-      args: ["--no-install", "vigie", "mcp"],
-      cwd: site.root,
-      env: { ...(process.env as Record<string, string>), NO_COLOR: "1" },
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "package-test", version: "1.0.0" });
-    try {
-      await client.connect(transport);
-      const listed = await client.listTools();
-      assert.deepEqual(listed.tools.map((tool) => tool.name).sort(), [...TOOLS].sort());
-      for (const tool of listed.tools) assert.ok(tool.title && tool.annotations && tool.outputSchema, tool.name);
-      const status = await client.callTool({ name: "blog_dev_status", arguments: {} });
-      assert.equal((status.structuredContent as { running?: boolean }).running, false);
-    } finally {
-      await client.close();
-    }
+    await assertMcpLists(site.root);
   });
 
   test("opencode serve in the site lists the tools of the files init wrote", async () => {
     assert.ok(site);
-    const opencode = await startOpenCode(site.root);
-    try {
-      const ids = await opencode.request<string[]>("GET", "/experimental/tool/ids", site.root);
-      const missing = TOOLS.filter((name) => !ids.includes(name));
-      assert.deepEqual(missing, [], `missing: ${missing.join(", ")}\n${opencode.output().slice(-3000)}`);
-    } finally {
-      await opencode.stop();
-    }
+    await assertOpenCodeLists(site.root);
   });
 
   test("installed alone (an MCP or CLI user): no install script, no OpenCode plugin, clear errors", async () => {
@@ -182,9 +118,8 @@ describe("the vigie package, installed into a new Astro site", { timeout: 1_200_
       });
       assert.deepEqual(withScripts, [], "no dependency has an install script");
       assert.ok(!existsSync(join(modules, "@opencode-ai", "plugin")), "the optional peer is not installed");
-      const du = await run("du", ["-sk", "node_modules"], { cwd: dir, timeoutMs: 60_000 });
-      console.log(
-        `installed alone: ${manifests.length} packages, ${(Number.parseInt(du.stdout, 10) / 1024).toFixed(0)} MB in node_modules`,
+      figure(
+        `installed alone: ${manifests.length} packages, node_modules/vigie ${((await diskKb(dir, "node_modules/vigie")) / 1024).toFixed(1)} MB, node_modules ${((await diskKb(dir, "node_modules")) / 1024).toFixed(0)} MB`,
       );
 
       const node = join(BLOG_ROOT, "node_modules", ".bin", "node");
