@@ -27,9 +27,6 @@ export async function checkJsErrors(session: BrowserSession, url: string, option
 
 const LOCATE_TIMEOUT_MS = 10_000;
 
-/** Moved to core/wait.ts; re-exported for core/validate until it imports it from there. */
-export { withTimeout } from "../wait.ts";
-
 /** One line per kind of fault, for an answer's summary. */
 export function summarize(findings: PageFindings): string {
   const parts: string[] = [];
