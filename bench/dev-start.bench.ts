@@ -8,6 +8,7 @@ import { startDevServer, stopDevServer } from "../packages/vigie/src/core/devSer
 import { readRange } from "../packages/vigie/src/core/devServer/log.ts";
 import { getLocal } from "../packages/vigie/src/core/devServer/request.ts";
 import { processBackend } from "../packages/vigie/src/core/process/inspect.ts";
+import { sleep } from "../packages/vigie/src/core/wait.ts";
 import { freePort, killEverythingIn } from "../packages/vigie/test/core/devServer/helpers.ts";
 import { type BlogCopy, copyBlog } from "../packages/vigie/test/support/blog.ts";
 import { median, ms } from "./stats.ts";
@@ -42,7 +43,7 @@ async function measure(copy: BlogCopy, command: string[] | undefined, probePath:
         await getLocal(port, probePath, { timeoutMs: 30_000, headersOnly: true });
         http = performance.now() - t0;
       } catch {
-        await new Promise((resolve) => setTimeout(resolve, WATCH_MS));
+        await sleep(WATCH_MS);
       }
     }
   })();
@@ -50,7 +51,7 @@ async function measure(copy: BlogCopy, command: string[] | undefined, probePath:
   const returned = performance.now() - t0;
   if (answer.kind !== "started") throw new Error(`start failed: ${JSON.stringify(answer)}`);
   // The HTTP watcher may still be waiting for its first answer.
-  await Promise.race([httpWatch, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+  await Promise.race([httpWatch, sleep(15_000, { unref: true })]);
   done = true;
   clearInterval(lineWatch);
   const stopStarted = performance.now();
