@@ -1,4 +1,4 @@
-import { type Answer, clip, writeReport } from "../core/answer.ts";
+import { type Answer, clip, VigieError, writeReport } from "../core/answer.ts";
 import { auditA11y } from "../core/browser/a11y.ts";
 import { crawlSite, failingPages } from "../core/browser/crawl.ts";
 import { checkJsErrors, summarize } from "../core/browser/jsErrors.ts";
@@ -7,9 +7,11 @@ import { takeScreenshot } from "../core/browser/screenshot.ts";
 import { sharedSession } from "../core/browser/session.ts";
 import { visualDiff } from "../core/browser/visualDiff.ts";
 import type { FailedRequest, PageFindings } from "../core/browser/watch.ts";
-import { readAstroSettings } from "../core/build/astro-config.ts";
+import { type AstroSettings, readAstroSettings } from "../core/build/astro-config.ts";
+import { runBuild } from "../core/build/build.ts";
+import { builtPagePaths, choosePages, type PageSelection, recordPages } from "../core/changes/index.ts";
 import { budgetsOf, loadConfig } from "../core/config.ts";
-import { relativePath } from "../core/project.ts";
+import { type Project, relativePath } from "../core/project.ts";
 import type { Located } from "../core/source/located.ts";
 import { resolveBaseUrl, resolvePageUrl } from "../core/target.ts";
 import { defineTool, type ToolDefinition, type Zod } from "./define.ts";
@@ -25,6 +27,21 @@ const MAX_LISTED = 5;
 function request(failed: FailedRequest, origin: string): string {
   const where = failed.url.startsWith(origin) ? failed.url.slice(origin.length) : failed.url;
   return clip(`${failed.status ?? failed.reason} ${failed.type} ${where}`, 160);
+}
+
+/** For crawl's `changed`: builds, then chooses the pages whose output differs from the last check's. */
+async function changedPages(project: Project, settings: AstroSettings, signal: AbortSignal | undefined): Promise<PageSelection> {
+  const build = await runBuild(project, { signal });
+  if (!build.success) {
+    const [first] = build.errors;
+    throw new VigieError(
+      `the build failed${first ? `: ${clip(first.message, 200)}` : ""}, so no page can be compared with the last check`,
+      "Call blog_build_run for the errors and fix them, then crawl again.",
+      { report: build.report },
+    );
+  }
+  const universe = builtPagePaths(settings.outDir, settings.base, settings.trailingSlash);
+  return choosePages(project, settings.outDir, settings.base, universe);
 }
 
 function listed(items: string[], max = 200): string[] {
@@ -214,19 +231,26 @@ export const browserTools: ToolDefinition[] = [
     readOnly: true,
     idempotent: true,
     description:
-      "Check every page of the site (sitemap, else links from the home page) for HTTP status and runtime errors, in parallel. Answers counts and the failing pages only; the full table goes to a report file.",
+      "Check every page of the site (sitemap, else links from the home page) for HTTP status and runtime errors, in parallel. Answers counts and the failing pages only; the full table goes to a report file. changed: true builds first and loads only the pages whose built output changed since the last check, saying which and why.",
     args: (z) => ({
       port: target(z).port,
+      changed: z.boolean().describe("only the pages the last edits changed (builds first)").optional(),
       maxPages: z.number().int().min(1).max(5000).describe("default 500").optional(),
       concurrency: z.number().int().min(1).max(16).describe("pages at once, default 4").optional(),
     }),
     run: async (args, { project, progress, signal }) => {
       const baseUrl = resolveBaseUrl(project, args);
       // The site's base: its sitemap is looked for there, and link-following starts there.
-      const { base } = readAstroSettings(project);
+      const settings = readAstroSettings(project);
+      const { base } = settings;
+      const selection = args.changed ? await changedPages(project, settings, signal) : undefined;
+      if (selection?.paths.length === 0) {
+        return { pages: 0, ok: 0, failing: [], changed: { chosen: 0, of: selection.total, why: clip(selection.reason, 300) } };
+      }
       const result = await crawlSite(sharedSession(), baseUrl, {
         base,
         startPaths: [base],
+        paths: selection?.paths,
         maxPages: args.maxPages,
         concurrency: args.concurrency,
         signal,
@@ -235,6 +259,11 @@ export const browserTools: ToolDefinition[] = [
       });
       const failing = failingPages(result);
       const report = writeReport(project, "crawl.json", result);
+      if (selection) {
+        const failed = new Set(failing.map((page) => page.path));
+        const checked = result.pages.map((page) => ({ path: page.path, ok: !failed.has(page.path) }));
+        recordPages(project, settings.outDir, base, checked, selection.fingerprints);
+      }
       // The first finding of a page, with where the sources write it (or why that is not known).
       const firstOf = (page: (typeof failing)[number]): { text: string; located?: Located } => {
         const [error] = page.errors;
@@ -260,6 +289,7 @@ export const browserTools: ToolDefinition[] = [
         failing: shown,
         ...(failing.length > shown.length ? { moreFailing: failing.length - shown.length } : {}),
         ...(result.skipped ? { skipped: result.skipped } : {}),
+        ...(selection ? { changed: { chosen: selection.paths.length, of: selection.total, why: clip(selection.reason, 300) } } : {}),
         source: result.source,
         ms: result.ms,
         report,

@@ -2,5 +2,5 @@
 
 export { Fingerprints, pageReferences } from "./fingerprints.ts";
 export { type GitChanges, gitChanges } from "./git.ts";
-export { choosePages, linkedPages, type PageSelection, readPagesRecord, recordPages } from "./pages.ts";
+export { builtPagePaths, choosePages, linkedPages, type PageSelection, readPagesRecord, recordPages } from "./pages.ts";
 export { type ChangePlan, planChanges } from "./plan.ts";

@@ -2,7 +2,8 @@
 // they had when they were last checked, the new ones, and those that failed last time.
 // The record lives in the state folder (.opencode/, git-ignored) and is updated after
 // every check of the pages, full or not, with only the pages that check really loaded.
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { sep } from "node:path";
 import { type Project, statePath } from "../project.ts";
 import { Fingerprints } from "./fingerprints.ts";
 
@@ -162,4 +163,25 @@ export function linkedPages(outDir: string, base: string, startPaths: string[]):
     }
   }
   return [...seen];
+}
+
+/** Error pages a crawl does not load as pages (they answer 404 or 500 on purpose). */
+const ERROR_PAGE = /(^|\/)(404|500)(\/index)?\.html$/;
+
+/**
+ * The URL path of every page of a build (its HTML files, error pages left out): x/index.html
+ * is x/ (or x when the site's trailingSlash is "never"), x.html is x; under the site's base.
+ */
+export function builtPagePaths(outDir: string, base: string, trailingSlash: "always" | "never" | "ignore" = "ignore"): string[] {
+  const prefix = base.replace(/\/+$/, "");
+  const paths: string[] = [];
+  for (const file of readdirSync(outDir, { recursive: true }) as string[]) {
+    const path = file.split(sep).join("/");
+    if (!/\.html$/i.test(path) || ERROR_PAGE.test(path)) continue;
+    let url = `/${path.replace(/\.html$/i, "")}`;
+    if (url === "/index" || url.endsWith("/index")) url = url.slice(0, -"index".length);
+    if (trailingSlash === "never" && url.length > 1) url = url.replace(/\/$/, "");
+    paths.push(`${prefix}${url}` || "/");
+  }
+  return paths.sort();
 }

@@ -6,8 +6,20 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { after, before, describe, test } from "node:test";
+import type { Answer } from "../../../src/core/answer.ts";
+import { sharedSession } from "../../../src/core/browser/session.ts";
 import { choosePages, planChanges, recordPages } from "../../../src/core/changes/index.ts";
+import { type StaticServer, serveStatic } from "../../../src/core/staticServer.ts";
+import { findTool } from "../../../src/tools/registry.ts";
+import { runTool } from "../../../src/tools/run.ts";
 import { type BlogCopy, copyBlog, runAstro } from "../../support/blog.ts";
+import { appendToArticle } from "../../support/faults.ts";
+
+interface CrawlAnswer extends Answer {
+  pages: number;
+  failing: { path: string }[];
+  changed?: { chosen: number; of: number; why: string };
+}
 
 const ARTICLE = "src/content/articles/en/orphan-dev-servers.mdx";
 const TRANSLATION = "src/content/articles/fr/serveurs-de-dev-orphelins.mdx";
@@ -106,5 +118,55 @@ describe("--changed on real builds of the blog", { timeout: 600_000 }, () => {
     for (const path of [...rendering, ...truth]) assert.ok(selection.paths.includes(path), `${path} not chosen: ${selection.reason}`);
     assert.ok(selection.paths.length < baseline.size, selection.reason);
     assert.ok(relative(copy.root, dist) === "dist");
+  });
+});
+
+describe("blog_browser_crawl with changed: true", { timeout: 900_000 }, () => {
+  let copy: BlogCopy;
+  let server: StaticServer | undefined;
+  /** The crawl's answer, and the pages whose HTML its build changed (Shiki may tokenize a line otherwise on a busy machine). */
+  const crawl = async (): Promise<{ answer: CrawlAnswer; truth: string[] }> => {
+    const tool = findTool("blog_browser_crawl");
+    assert.ok(tool);
+    const before = builtPages(join(copy.root, "dist"));
+    const answer = (await runTool(tool, { changed: true, port: server?.port }, { project: copy })) as CrawlAnswer;
+    return { answer, truth: differing(before, builtPages(join(copy.root, "dist"))) };
+  };
+
+  before(async () => {
+    copy = copyBlog("crawl-changed");
+    writeFileSync(join(copy.root, ".gitignore"), "dist/\nnode_modules/\n.astro/\n.opencode/\n");
+    execFileSync("git", ["init", "-q"], { cwd: copy.root });
+    await runAstro(copy.root, ["build"]);
+    server = await serveStatic(join(copy.root, "dist"));
+  });
+
+  after(async () => {
+    await sharedSession().close();
+    await server?.close();
+    copy?.remove();
+  });
+
+  test("no record: every page, and says so; then an article's missing image: its pages only, the failing one named", async () => {
+    const { answer: first } = await crawl();
+    assert.match(first.changed?.why ?? "", /no record of a previous run/, JSON.stringify(first));
+    assert.ok(first.pages > 40, JSON.stringify(first));
+    assert.equal(first.pages, first.changed?.chosen);
+    assert.equal(first.failing.length, 0, JSON.stringify(first));
+
+    const { answer: again, truth: rebuilt } = await crawl();
+    assert.equal(again.pages, rebuilt.length, `chosen: ${JSON.stringify(again)}; rebuilt otherwise: ${rebuilt.join(", ")}`);
+    if (rebuilt.length === 0) assert.match(again.changed?.why ?? "", /no page's output changed/);
+
+    appendToArticle(copy.root, "en", "mermaid-in-the-browser", "![a picture that is not there](/images/not-there.png)");
+    const { answer: broken, truth } = await crawl();
+    assert.ok(truth.includes("/en/articles/mermaid-in-the-browser/"));
+    assert.equal(broken.pages, truth.length, `${JSON.stringify(broken)}; changed: ${truth.join(", ")}`);
+    assert.deepEqual(
+      broken.failing.map((page) => page.path),
+      ["/en/articles/mermaid-in-the-browser/"],
+      JSON.stringify(broken),
+    );
+    assert.ok(Buffer.byteLength(JSON.stringify(broken)) <= 2048);
   });
 });
