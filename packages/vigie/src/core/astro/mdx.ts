@@ -104,11 +104,8 @@ export function parseMdx(source: string, options: { markdown?: boolean } = {}): 
       compileError(text, errors);
       return { source, tree, errors };
     } catch (error) {
-      const raw = error instanceof Error ? error.message : String(error);
-      const position = /^(\d+):(\d+): /.exec(raw);
-      const line = Number(position?.[1] ?? 1);
-      const column = Number(position?.[2] ?? 1);
-      const offset = position ? locateError(text, line, column, raw) : -1;
+      const { raw, line, column, positioned } = compilerError(error);
+      const offset = positioned ? locateError(text, line, column, raw) : -1;
       const at = offset >= 0 ? pointOf(text, offset) : { line, column };
       errors.push({ ...at, offset: offset >= 0 ? offset : offsetOf(text, line, column), message: cleanMessage(raw) });
       if (offset < 0 || attempt === MAX_RETRIES) break;
@@ -119,15 +116,19 @@ export function parseMdx(source: string, options: { markdown?: boolean } = {}): 
   return { source, errors };
 }
 
+/** satteri's message and the position it starts with ("12:5: ..."), line 1 column 1 when it gives none. */
+function compilerError(error: unknown): { raw: string; line: number; column: number; positioned: boolean } {
+  const raw = error instanceof Error ? error.message : String(error);
+  const position = /^(\d+):(\d+): /.exec(raw);
+  return { raw, line: Number(position?.[1] ?? 1), column: Number(position?.[2] ?? 1), positioned: position !== null };
+}
+
 /** The tree parsed; compiling finds what only the compiler checks (import and export lines). */
 function compileError(text: string, errors: MdxSyntaxError[]): void {
   try {
     mdxToJs(text);
   } catch (error) {
-    const raw = error instanceof Error ? error.message : String(error);
-    const position = /^(\d+):(\d+): /.exec(raw);
-    const line = Number(position?.[1] ?? 1);
-    const column = Number(position?.[2] ?? 1);
+    const { raw, line, column } = compilerError(error);
     if (errors.some((known) => known.line === line)) return;
     errors.push({ line, column, offset: offsetOf(text, line, column), message: cleanMessage(raw) });
   }
