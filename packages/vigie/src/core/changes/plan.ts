@@ -3,9 +3,9 @@
 // what every check depends on (the Astro, content or vigie config) or git cannot tell.
 import { readFileSync } from "node:fs";
 import { relative, sep } from "node:path";
+import { readFrontmatter } from "../astro/frontmatter.ts";
 import { readAstroSettings } from "../build/astro-config.ts";
 import { findCollections } from "../lint/content/collections.ts";
-import { readFrontmatter } from "../lint/content/frontmatter.ts";
 import type { Project } from "../project.ts";
 import { fileAt, gitChanges } from "./git.ts";
 
