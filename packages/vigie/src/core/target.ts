@@ -2,6 +2,7 @@
 // base URL given), never another host. Shared by every page check.
 import { VigieError } from "./answer.ts";
 import { checkPath, readDevPort } from "./devServer/index.ts";
+import { StepError } from "./nextStep.ts";
 import type { Project } from "./project.ts";
 
 export interface TargetOptions {
@@ -39,9 +40,10 @@ export function resolveBaseUrl(project: Project, options: TargetOptions): string
   }
   const port = options.port ?? readDevPort(project);
   if (port === undefined) {
-    throw new VigieError(
+    throw new StepError(
       "no server to check: the dev server is not running and no port was given",
-      "Start it with blog_dev_start (or pass port for a server already running on 127.0.0.1).",
+      "no-server-to-check",
+      "Start the dev server (or pass port for a server already running on 127.0.0.1).",
     );
   }
   return `http://127.0.0.1:${port}`;

@@ -234,7 +234,7 @@ const links = defineTool({
         pages: link.pages > 1 ? link.pages : undefined,
       })),
       external: result.external,
-      stale: result.stale,
+      stale: result.stale && `${result.stale}: run blog_build_run to check the current sources`,
       report: result.report,
     };
     return fit(answer, [(a) => a.broken as unknown[]]);

@@ -1,8 +1,7 @@
 // Each run imports the core module it needs when it is called: a call of one tool (`vigie dev
 // status`) loads that tool's code, not the whole dev-server core. The core returns typed
-// results; devAnswers.ts words them, and a StepError's hint names the tool to call.
+// results; devAnswers.ts words them, and runTool gives a StepError the hint that names the tool to call.
 import { defineTool, type ToolDefinition } from "./define.ts";
-import { withStepHints } from "./hints.ts";
 
 const answers = () => import("./devAnswers.ts");
 
@@ -106,4 +105,4 @@ const http_get = defineTool({
 });
 
 /** blog_dev_*: the dev-server lifecycle. */
-export const devTools: ToolDefinition[] = ([start, stop, status, logs, http_get] as ToolDefinition[]).map(withStepHints);
+export const devTools: ToolDefinition[] = [start, stop, status, logs, http_get] as ToolDefinition[];

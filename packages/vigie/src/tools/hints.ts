@@ -3,7 +3,6 @@
 // the canonical names (blog_dev_start...), which runTool rewrites with the project's prefix.
 import { type Answer, errorAnswer } from "../core/answer.ts";
 import { type NextStep, StepError } from "../core/nextStep.ts";
-import type { ToolDefinition } from "./define.ts";
 
 export const NEXT_STEP_HINTS: Record<NextStep, string> = {
   "dev-busy": "A start or stop is still under way in another process; call blog_dev_status, then retry.",
@@ -23,21 +22,4 @@ export const NEXT_STEP_HINTS: Record<NextStep, string> = {
 export function stepErrorAnswer(error: unknown): Answer | undefined {
   if (!(error instanceof StepError)) return undefined;
   return errorAnswer(error.message, NEXT_STEP_HINTS[error.next], error.context);
-}
-
-/** The tool with its run wrapped: a StepError from the core becomes an error answer whose hint names the tool to call. */
-export function withStepHints(definition: ToolDefinition): ToolDefinition {
-  const run = definition.run;
-  return {
-    ...definition,
-    run: async (args, context) => {
-      try {
-        return await run(args, context);
-      } catch (error) {
-        const answer = stepErrorAnswer(error);
-        if (answer) return answer;
-        throw error;
-      }
-    },
-  };
 }

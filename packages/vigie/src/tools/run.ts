@@ -5,6 +5,7 @@ import { type Answer, errorAnswer, MAX_ANSWER_BYTES, serialize, toErrorAnswer, w
 import { CONFIG_FILE } from "../core/config.ts";
 import type { Project } from "../core/project.ts";
 import { DEFAULT_PREFIX, PREFIX_PATTERN, prefixedToolName, type Shape, type ToolContext, type ToolDefinition, toolName } from "./define.ts";
+import { stepErrorAnswer } from "./hints.ts";
 
 const schemas = new WeakMap<ToolDefinition, z.ZodObject<Shape>>();
 
@@ -76,7 +77,7 @@ export function parseArgs(
 
 /**
  * Runs a tool as every face does: validate, run, turn any exception into an error
- * answer, and keep the answer small (a too-long answer is saved whole to a report file).
+ * answer (a StepError's hint names the tool to call), and keep the answer small (a too-long answer is saved whole to a report file).
  */
 export async function runTool(definition: ToolDefinition, raw: unknown, context: ToolContext): Promise<Answer> {
   const parsed = parseArgs(definition, raw);
@@ -85,7 +86,7 @@ export async function runTool(definition: ToolDefinition, raw: unknown, context:
   try {
     answer = await definition.run(parsed.args as never, context);
   } catch (error) {
-    answer = toErrorAnswer(error);
+    answer = stepErrorAnswer(error) ?? toErrorAnswer(error);
   }
   return capAnswer(definition, renameTools(answer, context.prefix), context);
 }

@@ -78,7 +78,7 @@ describe("js_errors", () => {
   test("no server running and no port: says to start the dev server", async () => {
     const answer = await call("js_errors", { path: "/" });
     assert.match(String(answer.error), /no .*server/i);
-    assert.match(String(answer.hint), /blog_dev_start/);
+    assert.equal(answer.hint, "Start it with blog_dev_start (or pass port for a server already running on 127.0.0.1).");
   });
 });
 
@@ -107,6 +107,8 @@ describe("screenshot", () => {
     assert.ok(Number(answer.height) < 200, JSON.stringify(answer));
     const missing = await call("screenshot", { path: "/", port: server.port, selector: "#nothing-here" });
     assert.match(String(missing.error), /matched nothing/);
+    assert.equal(missing.hint, "Check the selector against the page (blog_dev_http_get shows the HTML), or omit it to capture the page.");
+    assert.equal(missing.argument, "selector");
   });
 
   test("only the newest 50 screenshots are kept", async () => {

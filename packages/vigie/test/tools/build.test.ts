@@ -2,7 +2,8 @@
 // definitions and argument checks, the clean blog (no problem from any tool), and the
 // faults that break the build (a parse error, a render error, a timeout).
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { z } from "zod";
@@ -70,6 +71,23 @@ describe("blog_build definitions", () => {
       const answer = await runTool(tool(name), args, { project });
       assert.match(String(answer.error), error, `${name} ${JSON.stringify(args)}`);
       assert.ok(String(answer.hint).length > 10);
+    }
+  });
+
+  test("links without a build: the hint names the build tool, under the project's prefix", async () => {
+    const root = mkdtempSync(join(tmpdir(), "vigie-links-"));
+    try {
+      const project = { root, stateDir: join(root, ".opencode") };
+      const missing = await runTool(tool("links"), {}, { project, prefix: "docs" });
+      assert.deepEqual(missing, {
+        error: "no build output: dist/ does not exist",
+        hint: "Run docs_build_run first, then check the links.",
+      });
+      mkdirSync(join(root, "dist"));
+      const empty = await runTool(tool("links"), {}, { project });
+      assert.deepEqual(empty, { error: "no HTML page in dist/", hint: "Run blog_build_run; if it fails, fix the build first." });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });

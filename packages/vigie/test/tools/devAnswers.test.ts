@@ -8,7 +8,7 @@ import { StepError } from "../../src/core/nextStep.ts";
 import { projectAt } from "../../src/core/project.ts";
 import { defineTool } from "../../src/tools/define.ts";
 import { httpGetAnswer, logsAnswer, startAnswer, statusAnswer, stopAnswer } from "../../src/tools/devAnswers.ts";
-import { NEXT_STEP_HINTS, stepErrorAnswer, withStepHints } from "../../src/tools/hints.ts";
+import { NEXT_STEP_HINTS, stepErrorAnswer } from "../../src/tools/hints.ts";
 import { runTool } from "../../src/tools/run.ts";
 import { FIXTURES_DIR } from "../support/blog.ts";
 
@@ -97,18 +97,16 @@ describe("the dev tools' answers from the core's typed results", () => {
     const error = new StepError("no dev server of this project is running", "dev-not-running", "Start the dev server first.");
     assert.deepEqual(stepErrorAnswer(error), { error: error.message, hint: NEXT_STEP_HINTS["dev-not-running"] });
     assert.equal(stepErrorAnswer(new Error("other")), undefined);
-    const failing = withStepHints(
-      defineTool({
-        exportName: "http_get",
-        group: "dev",
-        title: "t",
-        description: "d",
-        readOnly: true,
-        idempotent: true,
-        args: () => ({}),
-        run: () => Promise.reject(error),
-      }),
-    );
+    const failing = defineTool({
+      exportName: "http_get",
+      group: "dev",
+      title: "t",
+      description: "d",
+      readOnly: true,
+      idempotent: true,
+      args: () => ({}),
+      run: () => Promise.reject(error),
+    });
     const project = projectAt(join(FIXTURES_DIR, "dev-answers-unused"));
     const answer = await runTool(failing, {}, { project, prefix: "docs" });
     assert.equal(answer.error, error.message);

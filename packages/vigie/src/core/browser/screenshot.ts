@@ -3,7 +3,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { VigieError } from "../answer.ts";
+import { StepError } from "../nextStep.ts";
 import { type Project, relativePath, statePath } from "../project.ts";
 import { pngSize, pruneOldest, slugForPath, timestamp } from "./names.ts";
 import type { BrowserSession } from "./session.ts";
@@ -33,12 +33,11 @@ export async function capture(page: Page, options: ShotOptions): Promise<Buffer>
   if (options.selector) {
     const element = page.locator(options.selector).first();
     if ((await element.count()) === 0) {
-      throw new VigieError(
+      throw new StepError(
         `selector ${JSON.stringify(options.selector)} matched nothing on the page`,
-        "Check the selector against the page (blog_dev_http_get shows the HTML), or omit it to capture the page.",
-        {
-          argument: "selector",
-        },
+        "selector-missed",
+        "Check the selector against the page's HTML, or omit it to capture the page.",
+        { argument: "selector" },
       );
     }
     return element.screenshot(common);

@@ -1,4 +1,4 @@
-// blog_build_run's core: the production build, with a timeout that kills the whole
+// The production build, with a timeout that kills the whole
 // process group, its errors and warnings mapped to source files, and what it wrote.
 import { writeReport } from "../answer.ts";
 import { loadConfig } from "../config.ts";

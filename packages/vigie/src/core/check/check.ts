@@ -1,4 +1,4 @@
-// blog_build_check's core: `astro check` (TypeScript and Astro diagnostics), its
+// The type check: `astro check` (TypeScript and Astro diagnostics), its
 // output read into counts and diagnostics, the full output kept in a report.
 import { createRequire } from "node:module";
 import { join } from "node:path";

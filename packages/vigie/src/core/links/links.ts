@@ -1,12 +1,13 @@
-// blog_build_links's core: every internal link, asset, #fragment and hreflang
+// The link check: every internal link, asset, #fragment and hreflang
 // alternate of the built site resolves. Links to the site's own origin (`site` in
 // astro.config) are internal; other hosts are counted and listed, never fetched.
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { VigieError, writeReport } from "../answer.ts";
+import { writeReport } from "../answer.ts";
 import { readAstroSettings } from "../build/astro-config.ts";
 import { listFiles } from "../build/dist.ts";
 import { SourceSearch, sourceOfRoute } from "../build/sources.ts";
+import { StepError } from "../nextStep.ts";
 import { type Project, relativePath } from "../project.ts";
 import { type PageLinks, type PageRef, readPage, readXmlUrls } from "./html.ts";
 
@@ -32,6 +33,7 @@ export interface LinkCheckResult {
   broken: BrokenLink[];
   external: { count: number; hosts: number };
   /** Set when the output folder is older than the sources. */
+  /** Set when the build output is older than the newest source: what is older than what. */
   stale?: string;
   durationMs: number;
   report: string;
@@ -90,10 +92,12 @@ function builtFiles(project: Project, dist: string): { distName: string; files: 
     if (!statSync(dist).isDirectory()) throw new Error("not a folder");
     files = listFiles(dist);
   } catch {
-    throw new VigieError(`no build output: ${distName}/ does not exist`, "Run blog_build_run first, then check the links.");
+    throw new StepError(`no build output: ${distName}/ does not exist`, "no-build-output", "Build the site first, then check the links.");
   }
   const htmlFiles = files.filter((file) => file.endsWith(".html"));
-  if (htmlFiles.length === 0) throw new VigieError(`no HTML page in ${distName}/`, "Run blog_build_run; if it fails, fix the build first.");
+  if (htmlFiles.length === 0) {
+    throw new StepError(`no HTML page in ${distName}/`, "no-html-pages", "Build the site; if the build fails, fix it first.");
+  }
   return { distName, files, htmlFiles };
 }
 
@@ -180,7 +184,7 @@ function checkAlternatesBack(check: Check): void {
 function staleNote(check: Check, htmlFiles: string[]): string | undefined {
   const index = join(check.dist, check.pages.has("index.html") ? "index.html" : (htmlFiles[0] as string));
   if (newestSource(check.project) <= statSync(index).mtimeMs) return undefined;
-  return `${check.distName}/ is older than src/: run blog_build_run to check the current sources`;
+  return `${check.distName}/ is older than src/`;
 }
 
 export async function checkLinks(project: Project): Promise<LinkCheckResult> {

@@ -1,4 +1,4 @@
-// blog_build_lint's core: the content and Mermaid linters over one parse of the files.
+// The content lint: the content and Mermaid linters over one parse of the files.
 import { relative, resolve } from "node:path";
 import type { Project } from "../project.ts";
 import { lintContent } from "./content/lint.ts";
