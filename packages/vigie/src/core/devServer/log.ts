@@ -2,6 +2,7 @@
 // server, kept under a size cap, read back as short ANSI-free lines.
 import { closeSync, constants, existsSync, fstatSync, openSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { clip, writeReport } from "../answer.ts";
+import { cleanOutput } from "../process/output.ts";
 import { type Project, relativePath } from "../project.ts";
 import { withLock } from "./lock.ts";
 import { files, readText, writeAtomic } from "./state.ts";
@@ -18,14 +19,6 @@ const LINE_MAX = 240;
 export function openFreshLog(project: Project): number {
   rmSync(files.logCursor(project), { force: true });
   return openSync(files.log(project), constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND, 0o644);
-}
-
-// CSI sequences (colours, cursor moves), OSC sequences (links, titles) and lone escapes.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what it removes
-const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-_]/g;
-
-export function stripAnsi(text: string): string {
-  return text.replace(ANSI, "");
 }
 
 /** Bytes [from, to) of a file; to defaults to its size. */
@@ -62,7 +55,7 @@ export function logSize(project: Project): number {
 
 /** Lines of a chunk of log text, ANSI stripped, without the trailing empty line. */
 export function toLines(text: string): string[] {
-  const lines = stripAnsi(text).replace(/\r\n?/g, "\n").split("\n");
+  const lines = cleanOutput(text).split("\n");
   if (lines.at(-1) === "") lines.pop();
   return lines.map((line) => line.trimEnd());
 }

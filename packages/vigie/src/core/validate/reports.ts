@@ -2,7 +2,7 @@
 // page; and the merge of shard reports into one verdict.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { stripAnsi } from "../devServer/log.ts";
+import { stripAnsi } from "../process/output.ts";
 import { type Finding, type ValidationReport, verdictOf } from "./findings.ts";
 
 const where = (finding: Finding) => [finding.page, finding.file].filter(Boolean).join(" ") || "(site)";
