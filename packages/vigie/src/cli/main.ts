@@ -3,7 +3,7 @@
 // (VIGIE_DEBUG=1 shows it). Exit codes: 0 success, 1 the tool answered an error,
 // 2 bad usage or the harness could not run.
 import { readFileSync } from "node:fs";
-import type { Answer } from "../core/answer.ts";
+import { type Answer, clip } from "../core/answer.ts";
 import { type Project, ProjectNotFoundError, resolveProject } from "../core/project.ts";
 import { prefixedToolName, type ToolContext, type ToolDefinition, toolName } from "../tools/define.ts";
 import { describeArguments, findToolByWords, parseToolArgs } from "./args.ts";
@@ -64,7 +64,7 @@ function leadingProject(argv: string[]): { dir?: string; rest: string[] } {
 
 function firstSentence(text: string): string {
   const sentence = text.match(/^.*?[.?!](?=\s|$)/)?.[0] ?? text;
-  return sentence.length > 110 ? `${sentence.slice(0, 109)}…` : sentence;
+  return clip(sentence, 110);
 }
 
 /** The prefix of the project in the current directory, if there is one (else blog). */

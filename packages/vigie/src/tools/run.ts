@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { type Answer, errorAnswer, MAX_ANSWER_BYTES, serialize, toErrorAnswer, writeReport } from "../core/answer.ts";
+import { type Answer, clip, errorAnswer, MAX_ANSWER_BYTES, serialize, toErrorAnswer, writeReport } from "../core/answer.ts";
 import { CONFIG_FILE } from "../core/config.ts";
 import type { Project } from "../core/project.ts";
 import { DEFAULT_PREFIX, PREFIX_PATTERN, prefixedToolName, type Shape, type ToolContext, type ToolDefinition, toolName } from "./define.ts";
@@ -117,11 +117,7 @@ function capAnswer(definition: ToolDefinition, answer: Answer, context: ToolCont
   const report = writeReport(context.project, `${prefixedToolName(definition, context.prefix)}-answer.json`, answer);
   const trimmed: Answer = {};
   for (const [key, value] of Object.entries(answer)) {
-    trimmed[key] = Array.isArray(value)
-      ? value.slice(0, 3)
-      : typeof value === "string" && value.length > 300
-        ? `${value.slice(0, 299)}…`
-        : value;
+    trimmed[key] = Array.isArray(value) ? value.slice(0, 3) : typeof value === "string" ? clip(value, 300) : value;
     if (Buffer.byteLength(serialize({ ...trimmed, truncated: true, fullAnswer: report })) > MAX_ANSWER_BYTES - 64) {
       delete trimmed[key];
       break;

@@ -3,6 +3,7 @@
 // its errors for the answer. Dates are YAML strings here, accepted when they parse as a
 // date, as zod's z.coerce.date() does.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { clip } from "../../answer.ts";
 
 /** A JSON Schema as read from disk (only the fields this file looks at are typed). */
 export interface JsonSchema {
@@ -27,7 +28,7 @@ const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
 function show(value: unknown): string {
   const text = JSON.stringify(value);
-  return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 59)}…` : text;
+  return text === undefined ? String(value) : clip(text, 60);
 }
 
 function typeOf(value: unknown): string {
