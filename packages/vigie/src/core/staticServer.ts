@@ -1,9 +1,10 @@
 // Serves a static build (dist/) on 127.0.0.1 as a production host would: directory
 // URLs give their index.html, unknown paths the site's 404.html with status 404.
 import { once } from "node:events";
-import { createReadStream, existsSync, statSync } from "node:fs";
+import { createReadStream, existsSync } from "node:fs";
 import { createServer } from "node:http";
-import { extname, join, normalize, relative, resolve, sep } from "node:path";
+import { extname, join, relative, resolve } from "node:path";
+import { servedFile } from "./files.ts";
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -31,21 +32,6 @@ export interface StaticServer {
   close(): Promise<void>;
 }
 
-function fileFor(root: string, pathname: string): string | undefined {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(pathname);
-  } catch {
-    return undefined;
-  }
-  const target = resolve(root, `.${normalize(`/${decoded}`)}`);
-  if (target !== root && !target.startsWith(`${root}${sep}`)) return undefined;
-  for (const candidate of [target, join(target, "index.html"), `${target}.html`]) {
-    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
-  }
-  return undefined;
-}
-
 /** `base` ("/docs/"): the site's pages are served under it, as Astro's `base` puts them. */
 export async function serveStatic(dir: string, options: { base?: string } = {}): Promise<StaticServer> {
   const root = resolve(dir);
@@ -54,7 +40,7 @@ export async function serveStatic(dir: string, options: { base?: string } = {}):
     const requested = (request.url ?? "/").split(/[?#]/)[0] ?? "/";
     const underBase = !base || requested === base || requested.startsWith(`${base}/`);
     const pathname = underBase ? requested.slice(base.length) || "/" : undefined;
-    const file = pathname === undefined ? undefined : fileFor(root, pathname);
+    const file = pathname === undefined ? undefined : servedFile(root, pathname);
     const notFound = join(root, "404.html");
     const [path, status] = file ? [file, 200] : existsSync(notFound) ? [notFound, 404] : [undefined, 404];
     if (!path) {

@@ -3,8 +3,9 @@
 // images, fonts, frames), so that a change to a layout, a component, a style or a shared
 // script reaches every page whose output it alters, without guessing from import graphs.
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { join, normalize, resolve, sep } from "node:path";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { servedFile } from "../files.ts";
 
 /** Attributes that make the browser load something (not `<a href>`: a link loads nothing). */
 const LOADING_TAG = /<(script|link|img|source|video|audio|iframe|embed|object|track|input|image|use)\b([^>]*)>/gi;
@@ -46,18 +47,7 @@ export class Fingerprints {
   fileOf(urlPath: string): string | undefined {
     const pathname = urlPath.split(/[?#]/)[0] ?? "/";
     if (this.#base && pathname !== this.#base && !pathname.startsWith(`${this.#base}/`)) return undefined;
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(pathname.slice(this.#base.length) || "/");
-    } catch {
-      return undefined;
-    }
-    const target = resolve(this.#dir, `.${normalize(`/${decoded}`)}`);
-    if (target !== this.#dir && !target.startsWith(`${this.#dir}${sep}`)) return undefined;
-    for (const candidate of [target, join(target, "index.html"), `${target}.html`]) {
-      if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
-    }
-    return undefined;
+    return servedFile(this.#dir, pathname.slice(this.#base.length) || "/");
   }
 
   /** An asset's hash: its bytes and, for scripts and styles, what they load in turn. */

@@ -1,10 +1,10 @@
 // What a change asks to check: which content files to lint (the changed ones and their
 // translations), whether `astro check` must run, or everything when the change reaches
 // what every check depends on (the Astro, content or vigie config) or git cannot tell.
-import { readFileSync } from "node:fs";
 import { relative, sep } from "node:path";
 import { readFrontmatter } from "../astro/frontmatter.ts";
 import { readAstroSettings } from "../build/astro-config.ts";
+import { readText } from "../files.ts";
 import { findCollections } from "../lint/content/collections.ts";
 import type { Project } from "../project.ts";
 import { fileAt, gitChanges } from "./git.ts";
@@ -90,12 +90,4 @@ function contentToLint(project: Project, ref: string, files: string[], deleted: 
     }
   }
   return [...wanted].sort();
-}
-
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
 }

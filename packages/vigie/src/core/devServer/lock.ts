@@ -2,7 +2,8 @@
 // process (OpenCode and MCP call tools in parallel), and a lock file created with O_EXCL
 // for calls from separate processes (a CLI next to OpenCode). A lock whose holder died
 // is taken over.
-import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, linkSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { readText } from "../files.ts";
 import { StepError } from "../nextStep.ts";
 import { bootId, isLive, readProcStat } from "../process/inspect.ts";
 import type { Project } from "../project.ts";
@@ -61,14 +62,6 @@ function parseHolder(text: string): Holder | undefined {
   }
 }
 
-function readLock(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
-}
-
 function holderIsGone(holder: Holder): boolean {
   if (holder.bootId !== bootId()) return true;
   // The in-process queue lets one call of this process at a time reach the file: a lock
@@ -92,7 +85,7 @@ function tryAcquire(path: string, token: string): string | undefined {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
-    const seen = readLock(path);
+    const seen = readText(path);
     if (seen === undefined) continue; // released meanwhile: try again at once
     const holder = parseHolder(seen);
     if (!(holder ? holderIsGone(holder) : isOldEmptyLock(path))) return undefined;
@@ -110,7 +103,7 @@ async function acquireFile(path: string, deadline: number): Promise<string> {
   } satisfies Holder);
   const acquired = await waitUntil(() => tryAcquire(path, token), { timeoutMs: Math.max(0, deadline - Date.now()), intervalMs: POLL_MS });
   if (acquired) return acquired;
-  const holder = parseHolder(readLock(path) ?? "");
+  const holder = parseHolder(readText(path) ?? "");
   throw new StepError(
     `another call has held the dev-server lock for too long${holder ? ` (pid ${holder.pid})` : ""}`,
     "dev-busy",
@@ -138,7 +131,7 @@ function takeOverStale(path: string, seen: string): void {
   } catch {
     return; // someone else removed it
   }
-  if (readLock(aside) !== seen) {
+  if (readText(aside) !== seen) {
     try {
       linkSync(aside, path);
     } catch {
@@ -149,5 +142,5 @@ function takeOverStale(path: string, seen: string): void {
 }
 
 function releaseFile(path: string, token: string): void {
-  if (readLock(path) === token) rmSync(path, { force: true });
+  if (readText(path) === token) rmSync(path, { force: true });
 }

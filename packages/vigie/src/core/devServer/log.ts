@@ -2,10 +2,11 @@
 // server, kept under a size cap, read back as short ANSI-free lines.
 import { closeSync, constants, existsSync, fstatSync, openSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { clip, writeReport } from "../answer.ts";
+import { readText } from "../files.ts";
 import { cleanOutput } from "../process/output.ts";
 import { type Project, relativePath } from "../project.ts";
 import { withLock } from "./lock.ts";
-import { files, readText, writeAtomic } from "./state.ts";
+import { files, writeAtomic } from "./state.ts";
 
 /** Past this size a read keeps only the log's last KEEP bytes. */
 export const LOG_CAP_BYTES = 4 * 1024 * 1024;

@@ -65,16 +65,20 @@ export type StartFailure =
 /** What a dev command's log says about why it exited during start. */
 export type ExitCause = "not-found" | "astro-running" | "missing-script" | "old-node" | "unknown";
 
+/** The server a start found or started. */
+interface RunningServer {
+  pid: number;
+  /** Undefined only for a server Astro backgrounded whose lock names no port. */
+  port: number | undefined;
+  url: string | undefined;
+  mode: DevMode;
+  /** Set when the dev command put the server in the background itself (found through .astro/dev.json). */
+  startedBy?: StartedBy;
+}
+
 export type StartResult =
-  | {
+  | ({
       kind: "started";
-      pid: number;
-      /** Undefined only for a server Astro backgrounded whose lock names no port. */
-      port: number | undefined;
-      url: string | undefined;
-      mode: DevMode;
-      /** Set when the dev command put the server in the background itself (found through .astro/dev.json). */
-      startedBy?: StartedBy;
       readyMs: number;
       /** The log, relative to the project root (not for a server Astro backgrounded). */
       log?: string;
@@ -82,18 +86,13 @@ export type StartResult =
       movedFrom?: number;
       /** Why the port is not the default one. */
       portNote?: string;
-    }
-  | {
+    } & RunningServer)
+  | ({
       kind: "already-running";
-      pid: number;
-      port: number | undefined;
-      url: string | undefined;
-      mode: DevMode;
-      startedBy?: StartedBy;
       uptimeS?: number;
       /** What was asked and differs from the running server ("port 4400", 'mode "preview"'): it was kept. */
       differences: string[];
-    }
+    } & RunningServer)
   | ({ kind: "failed"; error: string } & StartFailure);
 
 export async function startDevServer(project: Project, options: StartOptions = {}): Promise<StartResult> {

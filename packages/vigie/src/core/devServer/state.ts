@@ -1,8 +1,9 @@
 // The dev server's state under .opencode/: who it is (pid, process group, start time),
 // where it listens, how it ended. Any process can read it back and recognise the server,
 // so the CLI may start it and OpenCode stop it, and a reused pid is never mistaken for it.
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
+import { readText } from "../files.ts";
 import { bootId, commandOf, groupMembers, isLive, readProcStat } from "../process/inspect.ts";
 import { type Project, statePath } from "../project.ts";
 
@@ -44,14 +45,6 @@ export function writeAtomic(path: string, content: string): void {
   const temporary = `${path}.${process.pid}.tmp`;
   writeFileSync(temporary, content);
   renameSync(temporary, path);
-}
-
-export function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
 }
 
 export function readRecord(project: Project): DevServerRecord | undefined {

@@ -1,11 +1,12 @@
 // Is the server running, is it answering, and if it died, how.
 
+import { readText } from "../files.ts";
 import { isLive, readProcStat, requireProc } from "../process/inspect.ts";
 import type { Project } from "../project.ts";
 import { type AstroServer, findAstroServer, type StartedBy, startedBy } from "./astroLock.ts";
 import { logTail } from "./log.ts";
 import { getLocal, RequestTimeout } from "./request.ts";
-import { type DevMode, endedByStopRequest, files, inspect, readText } from "./state.ts";
+import { type DevMode, endedByStopRequest, files, inspect } from "./state.ts";
 
 /** The health probe's timeout: short, so a status call stays quick. */
 export const PROBE_TIMEOUT_MS = 2000;

@@ -7,6 +7,7 @@ import { writeReport } from "../answer.ts";
 import { readAstroSettings } from "../build/astro-config.ts";
 import { listFiles } from "../build/dist.ts";
 import { SourceSearch, sourceOfRoute } from "../build/sources.ts";
+import { isFile, safeDecode } from "../files.ts";
 import { StepError } from "../nextStep.ts";
 import { type Project, relativePath } from "../project.ts";
 import { type PageLinks, type PageRef, readPage, readXmlUrls } from "./html.ts";
@@ -45,14 +46,6 @@ interface Page {
   file: string;
   path: string;
   links?: PageLinks;
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** The URL path a built file is served at: en/x/index.html → /en/x/. */
@@ -231,12 +224,4 @@ export async function checkLinks(project: Project): Promise<LinkCheckResult> {
     durationMs: Math.round(performance.now() - started),
     report: reportPath,
   };
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }

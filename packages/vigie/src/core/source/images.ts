@@ -8,6 +8,7 @@
 //   the URL names the file, and the sources import it;
 // - in a build, /_astro/<name>.<hash>.<ext> (the format may change): matched on the name.
 import { dirname, posix } from "node:path";
+import { safeDecode } from "../files.ts";
 import { CONTENT_EXTENSIONS, fencedLines, lineAt, type SourceFile, type SourceFiles } from "./files.ts";
 import { type Located, pick, unknown } from "./located.ts";
 
@@ -18,14 +19,6 @@ interface Wanted {
   file?: string;
   /** Name without hash or extension, for a built /_astro/ asset. */
   stem?: string;
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
 
 /** What to look for in the sources for an image URL. */

@@ -1,9 +1,10 @@
 // Local files a page refers to that do not exist: Markdown images, imports (images,
 // components), <img src>, and image paths in frontmatter. Each one breaks the build
 // (an unresolved import) or shows a broken image.
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { type MdxNode, type ParsedMdx, pointOf, walk } from "../../astro/mdx.ts";
+import { isFile } from "../../files.ts";
 import type { Project } from "../../project.ts";
 import type { LintProblem } from "../problem.ts";
 import type { EsmInfo } from "./expressions.ts";
@@ -28,14 +29,6 @@ const SCRIPT_EXTENSIONS = [
 
 function isRemote(url: string): boolean {
   return /^[a-z][a-z0-9+.-]*:/i.test(url) || url.startsWith("//") || url.startsWith("#");
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** The file a URL in a page's source points at, or undefined when it is not a local path we can check. */
