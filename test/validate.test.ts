@@ -1,7 +1,7 @@
 // `vigie validate --json` on copies of the blog with one fault each: the expected
 // verdict, and a finding that names the page or file and the tool that saw it.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -23,10 +23,11 @@ after(async () => {
 async function validateCopy(
   copy: BlogCopy,
   config: object = { checks: { check: false } },
+  extra: string[] = [],
 ): Promise<{ code: number | null; report: ValidationReport; output: string }> {
   writeFileSync(join(copy.root, "vigie.config.json"), JSON.stringify(config));
   const json = join(copy.root, "report.json");
-  const child = spawn(process.execPath, [MAIN, "validate", "--project", copy.root, "--json", json], {
+  const child = spawn(process.execPath, [MAIN, "validate", "--project", copy.root, "--json", json, ...extra], {
     cwd: copy.root,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
@@ -207,6 +208,45 @@ describe("vigie validate on the blog with one fault each", () => {
           report.findings.some((f) => f.tool === fault.tool && fault.where.test(f.page ?? "") && f.file === expected),
           `no finding from ${fault.tool} at ${fault.where} with the source ${expected}:\n${summary}`,
         );
+      }
+    });
+  }
+});
+
+// `validate --changed` on one copy under git: a full run records each page, then each fault
+// is made as the only change, checked with --changed, and undone. Same verdict, same page
+// and tool as the full runs above.
+describe("vigie validate --changed: each fault as the only change", () => {
+  const copy = copyBlog("validate-changed");
+  copies.push(copy);
+  const config = { checks: { check: false } };
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: copy.root, encoding: "utf8" });
+
+  test("a full run first records every page; --changed with nothing changed loads none", async () => {
+    writeFileSync(join(copy.root, ".gitignore"), "dist/\nnode_modules/\n.astro/\n.opencode/\nreport.json\n");
+    writeFileSync(join(copy.root, "vigie.config.json"), JSON.stringify(config));
+    git("init", "-q");
+    git("add", ".");
+    git("-c", "user.name=vigie", "-c", "user.email=vigie@localhost", "commit", "-q", "-m", "clean");
+    const full = await validateCopy(copy, config);
+    assert.ok(full.report.pages.length >= 60, full.output.slice(-1500));
+    const none = await validateCopy(copy, config, ["--changed"]);
+    assert.equal(none.report.pages.length, 0, none.output.slice(-1500));
+    assert.match(none.output, /--changed: 0 changed files/);
+  });
+
+  for (const fault of FAULTS.filter((f) => !f.name.includes("dev command"))) {
+    test(`${fault.name}: ${fault.verdict} from ${fault.tool}, with --changed`, async () => {
+      try {
+        fault.inject(copy);
+        const { report, output } = await validateCopy(copy, config, ["--changed"]);
+        const summary = report.findings.map((f) => `${f.severity} ${f.tool} ${f.page ?? ""} ${f.file ?? ""} ${f.message}`).join("\n");
+        assert.equal(report.verdict, fault.verdict, `${summary}\n${output.slice(-1500)}`);
+        assert.ok(matching(report.findings, fault.tool, fault.where), `no finding from ${fault.tool} at ${fault.where}:\n${summary}`);
+        assert.ok(report.pages.length < 40, `--changed loaded ${report.pages.length} pages:\n${output.slice(-1500)}`);
+      } finally {
+        git("checkout", "-q", "--", ".");
+        git("clean", "-fdq");
       }
     });
   }

@@ -3,7 +3,9 @@
 // CI); the report to stdout and to the files asked for.
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { VigieError } from "../core/answer.ts";
 import { BrowserSession } from "../core/browser/session.ts";
+import { type ChangedRun, changeScope } from "../core/changes/scope.ts";
 import { type Project, ProjectNotFoundError } from "../core/project.ts";
 import { exitCodeOf, type ValidationReport } from "../core/validate/findings.ts";
 import { mergeReports, toHtml, toJUnit, toText } from "../core/validate/reports.ts";
@@ -19,6 +21,9 @@ const VALIDATE_USAGE = `Usage: vigie validate [options]
   --strict          exit 1 on WARN too
   --base-url URL    validate a server already running on this machine (no dev server is started)
   --shard I/N       check only the I-th of N parts of the pages (CI jobs in parallel; join with "vigie merge")
+  --changed [REF]   check only what the changes since REF (default HEAD; untracked files included) can have
+                    affected: lint the changed content and its translations, astro check if code or config
+                    changed, the browser on the pages whose built output changed since the last run
   --project DIR     the project to validate (default: the current directory)
 
 Exit codes: 0 PASS or WARN, 1 FAIL (or WARN with --strict), 2 the harness could not run.
@@ -38,8 +43,14 @@ const VALIDATE_FLAGS = {
   ...REPORT_FLAGS,
   "base-url": { type: "string", value: "URL" },
   shard: { type: "string", value: "I/N" },
+  changed: { type: "string", value: "[REF]" },
   project: { type: "string", value: "DIR" },
 } as const satisfies FlagSpec;
+
+/** `--changed` takes an optional value: alone (last, or before another flag) it means HEAD. */
+function withChangedRef(args: string[]): string[] {
+  return args.map((arg, index) => (arg === "--changed" && (args[index + 1] ?? "-").startsWith("-") ? "--changed=HEAD" : arg));
+}
 
 type ReportFlags = FlagValues<typeof REPORT_FLAGS>;
 
@@ -94,21 +105,30 @@ export async function validateCommand(args: string[]): Promise<number> {
   let flags: FlagValues<typeof VALIDATE_FLAGS>;
   let project: Project;
   let shard: ReturnType<typeof parseShard>;
+  let changed: ChangedRun | undefined;
   try {
     if (args.includes("--help") || args.includes("-h")) {
       process.stdout.write(VALIDATE_USAGE);
       return 0;
     }
-    flags = parseFlags(args, VALIDATE_FLAGS).values;
+    flags = parseFlags(withChangedRef(args), VALIDATE_FLAGS).values;
     shard = parseShard(flags.shard);
     project = projectAt(flags.project);
+    if (flags.changed !== undefined && shard)
+      throw new UsageError("--changed and --shard go apart: --changed checks few pages, --shard splits many");
+    changed = flags.changed !== undefined ? changeScope(project, flags.changed) : undefined;
   } catch (error) {
+    if (error instanceof VigieError) {
+      process.stderr.write(`vigie validate: ${error.message}\n${error.hint ? `${error.hint}\n` : ""}`);
+      return 2;
+    }
     if (error instanceof UsageError || error instanceof ProjectNotFoundError) {
       process.stderr.write(`vigie validate: ${error.message}\n\n${VALIDATE_USAGE}`);
       return 2;
     }
     throw error;
   }
+  for (const note of changed?.plan.notes ?? []) process.stderr.write(`vigie: --changed: ${note}\n`);
   const session = new BrowserSession();
   const controller = new AbortController();
   // A signal stops the workflow; if a step does not end within 5 s, exit anyway (the
@@ -127,6 +147,7 @@ export async function validateCommand(args: string[]): Promise<number> {
       onProgress: progressPrinter(),
       ...(flags["base-url"] !== undefined ? { baseUrl: flags["base-url"] } : {}),
       ...(shard ? { shard } : {}),
+      ...(changed ? { changes: changed.scope } : {}),
     });
   } finally {
     await session.close();

@@ -2,6 +2,8 @@
 // there is one (what readers get), else on the live server.
 import type { Violation } from "../../browser/a11y.ts";
 import { type CrawlPage, crawlSite } from "../../browser/crawl.ts";
+import { readAstroSettings } from "../../build/astro-config.ts";
+import { recordPages } from "../../changes/pages.ts";
 import type { Located } from "../../source/located.ts";
 import { chosenPages, enabled, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
 import type { Finding, ValidationReport } from "../findings.ts";
@@ -84,6 +86,13 @@ function judgePage(ctx: ValidateContext, page: CrawlPage, pagesUrl: string) {
   return { findings, line };
 }
 
+/** After a crawl of the build, what each page was: the next `validate --changed` compares its build with it. */
+function recordChecked(ctx: ValidateContext, pages: ValidationReport["pages"]): void {
+  if (givenUrl(ctx) || !productionServer(ctx) || ctx.options.shard) return;
+  const checked = pages.map(({ path, ok }) => ({ path, ok }));
+  recordPages(ctx.project, readAstroSettings(ctx.project).outDir, ctx.site.base, checked);
+}
+
 /** The server the pages are loaded from: the one given, else the build's static server, else the dev server. */
 async function pagesUrlOf(ctx: ValidateContext): Promise<string | undefined> {
   return givenUrl(ctx) ?? (await productionServer(ctx))?.url ?? ctx.dev?.url;
@@ -97,6 +106,9 @@ export const crawlStep: Step = {
   alsoAfter: (ctx) => (givenUrl(ctx) || productionServer(ctx) ? [] : ["lint", "astro check"]),
   skip(ctx) {
     if (!givenUrl(ctx) && !productionServer(ctx) && !ctx.dev?.url) return "no server and no build to look at";
+    // --changed compares the build with the last run's: without one, it cannot tell which pages changed.
+    if (ctx.options.changes?.pages && !givenUrl(ctx) && !productionServer(ctx))
+      return "no build to compare with the last run's: fix the build first";
     return enabled(ctx, "crawl") ? undefined : "disabled in vigie.config.json";
   },
   async run(ctx) {
@@ -121,6 +133,7 @@ export const crawlStep: Step = {
     const judged = result.pages.map((page) => judgePage(ctx, page, pagesUrl));
     const pages = judged.map(({ line }) => line);
     ctx.pages = pages;
+    recordChecked(ctx, pages);
     const failing = pages.filter((page) => !page.ok).length;
     const source = choice ? `${choice.why}` : result.source;
     return {
