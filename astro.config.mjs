@@ -21,7 +21,19 @@ export default defineConfig({
     // Mermaid fences are drawn in the browser, not highlighted.
     syntaxHighlight: { type: "shiki", excludeLangs: ["mermaid"] },
     // github-dark-default keeps enough colour contrast for axe.
-    shikiConfig: { theme: "github-dark-default" },
+    shikiConfig: {
+      theme: "github-dark-default",
+      // No time limit per line: on a busy machine Shiki would give up on a line and colour it
+      // otherwise, and the same sources would not build the same page.
+      transformers: [
+        {
+          name: "tokenize-without-time-limit",
+          preprocess(_code, options) {
+            options.tokenizeTimeLimit = 0;
+          },
+        },
+      ],
+    },
   },
   devToolbar: { enabled: false },
   vite: {
