@@ -3,8 +3,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
-import { readAstroSettings } from "../core/build/astro-config.ts";
-import { findCollections } from "../core/lint/content/collections.ts";
+import { readAstroSettings } from "../core/astro/astroConfig.ts";
+import { findCollections } from "../core/astro/collections.ts";
 import type { Project } from "../core/project.ts";
 import { defaultCriticalRoutes } from "../core/validate/runner.ts";
 

@@ -1,4 +1,5 @@
 import { type Answer, clip, VigieError, writeReport } from "../core/answer.ts";
+import { type AstroSettings, readAstroSettings } from "../core/astro/astroConfig.ts";
 import { auditA11y } from "../core/browser/a11y.ts";
 import { crawlSite, failingPages } from "../core/browser/crawl.ts";
 import { checkJsErrors, summarize } from "../core/browser/jsErrors.ts";
@@ -7,7 +8,6 @@ import { takeScreenshot } from "../core/browser/screenshot.ts";
 import { sharedSession } from "../core/browser/session.ts";
 import { visualDiff } from "../core/browser/visualDiff.ts";
 import type { FailedRequest, PageFindings } from "../core/browser/watch.ts";
-import { type AstroSettings, readAstroSettings } from "../core/build/astro-config.ts";
 import { runBuild } from "../core/build/build.ts";
 import { builtPagePaths, choosePages, type PageSelection, recordPages } from "../core/changes/index.ts";
 import { budgetsOf, loadConfig } from "../core/config.ts";

@@ -1,11 +1,11 @@
 // The production build, with a timeout that kills the whole
 // process group, its errors and warnings mapped to source files, and what it wrote.
 import { writeReport } from "../answer.ts";
+import { readAstroSettings } from "../astro/astroConfig.ts";
 import { loadConfig } from "../config.ts";
 import { tailLines } from "../process/output.ts";
 import { runCommand } from "../process/spawn.ts";
 import type { Project } from "../project.ts";
-import { readAstroSettings } from "./astro-config.ts";
 import { distStats } from "./dist.ts";
 import { locateIssues } from "./locate.ts";
 import { type BuildIssue, fallbackError, parseBuildOutput } from "./output.ts";

@@ -2,8 +2,8 @@
 // a route, the file named like a compiled chunk, the file that contains a string.
 import { existsSync, globSync, readFileSync } from "node:fs";
 import { basename, extname, join, relative } from "node:path";
+import { findCollections } from "../astro/collections.ts";
 import { pointOf } from "../astro/mdx.ts";
-import { findCollections } from "../lint/content/collections.ts";
 import type { Project } from "../project.ts";
 
 /** The source file that generates a route: a content entry named like its last segment, or a file of src/pages. */

@@ -2,10 +2,10 @@
 // translations), whether `astro check` must run, or everything when the change reaches
 // what every check depends on (the Astro, content or vigie config) or git cannot tell.
 import { relative, sep } from "node:path";
+import { readAstroSettings } from "../astro/astroConfig.ts";
+import { findCollections } from "../astro/collections.ts";
 import { readFrontmatter } from "../astro/frontmatter.ts";
-import { readAstroSettings } from "../build/astro-config.ts";
 import { readText } from "../files.ts";
-import { findCollections } from "../lint/content/collections.ts";
 import type { Project } from "../project.ts";
 import { fileAt, gitChanges } from "./git.ts";
 

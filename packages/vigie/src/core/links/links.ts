@@ -4,7 +4,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeReport } from "../answer.ts";
-import { readAstroSettings } from "../build/astro-config.ts";
+import { readAstroSettings } from "../astro/astroConfig.ts";
 import { listFiles } from "../build/dist.ts";
 import { SourceSearch, sourceOfRoute } from "../build/sources.ts";
 import { isFile, safeDecode } from "../files.ts";

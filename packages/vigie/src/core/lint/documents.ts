@@ -1,8 +1,8 @@
 // The Markdown and MDX files a lint looks at, read and parsed once for every linter.
 import { readFileSync } from "node:fs";
+import { type Collection, contentConfigPath, findCollections, pageFiles } from "../astro/collections.ts";
 import { type ParsedMdx, parseMdx } from "../astro/mdx.ts";
 import { type Project, relativePath } from "../project.ts";
-import { type Collection, contentConfigPath, findCollections, pageFiles } from "./content/collections.ts";
 
 export interface LintDocument {
   path: string;

@@ -2,8 +2,8 @@
 // options of the run, and what the dev and build steps produced. Each produced field has
 // one writer (the step named beside it); the others only read it.
 import { existsSync } from "node:fs";
+import { readAstroSettings, type SiteFacts } from "../astro/astroConfig.ts";
 import type { BrowserSession } from "../browser/session.ts";
-import { readAstroSettings, type SiteFacts } from "../build/astro-config.ts";
 import type { VigieConfig } from "../config.ts";
 import type { Project } from "../project.ts";
 import { type StaticServer, serveStatic } from "../staticServer.ts";

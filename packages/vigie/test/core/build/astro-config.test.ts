@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
-import { type AstroSettings, readAstroSettings } from "../../../src/core/build/astro-config.ts";
+import { type AstroSettings, readAstroSettings } from "../../../src/core/astro/astroConfig.ts";
 import { resolveProject } from "../../../src/core/project.ts";
 
 const roots: string[] = [];

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { criticalRoutesOf, readAstroSettings, readSiteFacts } from "../../../src/core/build/astro-config.ts";
+import { criticalRoutesOf, readAstroSettings, readSiteFacts } from "../../../src/core/astro/astroConfig.ts";
 import { missingCheckPackages } from "../../../src/core/check/check.ts";
 import { loadConfig } from "../../../src/core/config.ts";
 import { projectAt } from "../../../src/core/project.ts";

@@ -1,8 +1,8 @@
 // The content linter: frontmatter against the collection schema, FR/EN pairs, MDX
 // expressions in prose, missing local files, duplicate slugs.
 
+import { readAstroSettings } from "../../astro/astroConfig.ts";
 import { readFrontmatter } from "../../astro/frontmatter.ts";
-import { readAstroSettings } from "../../build/astro-config.ts";
 import type { Project } from "../../project.ts";
 import type { Documents } from "../documents.ts";
 import type { LintProblem } from "../problem.ts";

@@ -1,11 +1,11 @@
 // The collections' JSON Schemas, written by `astro sync` (and by dev and build) to
 // .astro/collections/. Missing or older than the content config: run `astro sync`.
 import { existsSync, readFileSync, statSync } from "node:fs";
+import type { Collection } from "../../astro/collections.ts";
 import { parseBuildOutput } from "../../build/output.ts";
 import { tailLines } from "../../process/output.ts";
 import { runCommand } from "../../process/spawn.ts";
 import type { Project } from "../../project.ts";
-import type { Collection } from "./collections.ts";
 import type { JsonSchema } from "./schema.ts";
 
 export interface Schemas {

@@ -1,7 +1,7 @@
 // The production build: its errors and warnings (Astro's known benign notices are not findings).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { readAstroSettings } from "../../build/astro-config.ts";
+import { readAstroSettings } from "../../astro/astroConfig.ts";
 import { type BuildResult, runBuild } from "../../build/build.ts";
 import { enabled, firstShard, loc, type Step, type ValidateContext } from "../context.ts";
 import type { Finding } from "../findings.ts";

@@ -2,7 +2,7 @@
 // there is one (what readers get), else on the live server.
 import type { Violation } from "../../browser/a11y.ts";
 import { type CrawlPage, crawlSite } from "../../browser/crawl.ts";
-import { readAstroSettings } from "../../build/astro-config.ts";
+import { readAstroSettings } from "../../astro/astroConfig.ts";
 import { recordPages } from "../../changes/pages.ts";
 import type { Located } from "../../source/located.ts";
 import { chosenPages, enabled, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";

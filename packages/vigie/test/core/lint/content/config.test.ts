@@ -1,7 +1,7 @@
 // src/content.config.* read as a syntax tree: the collections, their loaders and names.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { readContentConfig } from "../../../../src/core/lint/content/config.ts";
+import { readContentConfig } from "../../../../src/core/astro/contentConfig.ts";
 
 describe("readContentConfig", () => {
   test("glob loaders with their base and patterns, named as collections exports them", () => {

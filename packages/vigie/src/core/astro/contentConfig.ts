@@ -3,7 +3,7 @@
 // docsLoader is a glob over src/content/docs), named as `export const collections` names it.
 import { join } from "node:path";
 import type { AnyNode, Program } from "acorn";
-import { ConfigScope, keyOf, nodesOf, parseConfigScript } from "../../configScript.ts";
+import { ConfigScope, keyOf, nodesOf, parseConfigScript } from "./configScript.ts";
 
 export interface CollectionDefinition {
   /** The collection's name, as `collections` exports it. */

@@ -3,8 +3,8 @@
 // included (fallback: every folder of src/content/).
 import { existsSync, globSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Project } from "../../project.ts";
-import { readContentConfig } from "./config.ts";
+import type { Project } from "../project.ts";
+import { readContentConfig } from "./contentConfig.ts";
 
 export interface Collection {
   name: string;
