@@ -4,6 +4,7 @@
 // every check of the pages, full or not, with only the pages that check really loaded.
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { sep } from "node:path";
+import { decodeHTMLAttribute } from "entities";
 import { type Project, statePath } from "../project.ts";
 import { Fingerprints } from "./fingerprints.ts";
 
@@ -153,7 +154,7 @@ export function linkedPages(outDir: string, base: string, startPaths: string[]):
       const href = match[2] ?? match[3] ?? match[4] ?? "";
       let url: URL;
       try {
-        url = new URL(href.replaceAll("&amp;", "&"), `http://site${path}`);
+        url = new URL(decodeHTMLAttribute(href), `http://site${path}`);
       } catch {
         continue;
       }

@@ -1,6 +1,7 @@
 // GET a path on the local dev server, and say what came back in a few hundred bytes:
 // status, type, length, title, a text excerpt, the redirect target, and for Astro's dev
 // error page the error's name and the message the server logged for it.
+import { decodeHTML } from "entities";
 import { clip, VigieError } from "../answer.ts";
 import { StepError } from "../nextStep.ts";
 import type { Project } from "../project.ts";
@@ -82,30 +83,20 @@ function isText(contentType: string | undefined, body: Buffer): boolean {
   return !body.subarray(0, 1024).includes(0);
 }
 
-const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
-
-function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
-    if (name.startsWith("#x") || name.startsWith("#X")) return String.fromCodePoint(Number.parseInt(name.slice(2), 16));
-    if (name.startsWith("#")) return String.fromCodePoint(Number(name.slice(1)));
-    return ENTITIES[name.toLowerCase()] ?? whole;
-  });
-}
-
 function squash(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
 export function htmlTitle(html: string): string | undefined {
   const match = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html);
-  return match ? clip(squash(decodeEntities(match[1] ?? "")), 200) : undefined;
+  return match ? clip(squash(decodeHTML(match[1] ?? "")), 200) : undefined;
 }
 
 /** The text a reader sees in the body, without scripts, styles and tags. */
 export function htmlText(html: string): string {
   const body = /<body[^>]*>([\s\S]*)<\/body>/i.exec(html)?.[1] ?? html;
   return squash(
-    decodeEntities(
+    decodeHTML(
       body
         .replace(/<(script|style|template|svg|noscript)\b[\s\S]*?<\/\1>/gi, " ")
         .replace(/<!--[\s\S]*?-->/g, " ")
