@@ -51,39 +51,33 @@ export function translationProblems(entries: Entry[], configuredLocales: string[
     const key = entry.data.key as string;
     const folders = entry.entryPath.split(sep).slice(0, -1);
     const wrongFolder = folders.find((folder) => locales.includes(folder) && folder !== lang);
+    /** A translation problem on the line of one of the entry's fields. */
+    const report = (field: string, message: string, hint: string) =>
+      problems.push({ file: entry.file, line: entry.lineOf([field]), column: 1, rule: "translation", message, hint });
     if (wrongFolder) {
-      problems.push({
-        file: entry.file,
-        line: entry.lineOf(["lang"]),
-        column: 1,
-        rule: "translation",
-        message: `lang is "${lang}" but the file is in the ${wrongFolder}/ folder`,
-        hint: `Set lang: ${wrongFolder}, or move the file to the ${lang}/ folder.`,
-      });
+      report(
+        "lang",
+        `lang is "${lang}" but the file is in the ${wrongFolder}/ folder`,
+        `Set lang: ${wrongFolder}, or move the file to the ${lang}/ folder.`,
+      );
     }
     if (entry.data.draft === true) continue;
     const siblings = byKey.get(`${entry.collection}\0${key}`) ?? [];
     const same = siblings.filter((other) => other.data.lang === lang);
     if (same.length > 1 && same[0] !== entry) {
-      problems.push({
-        file: entry.file,
-        line: entry.lineOf(["key"]),
-        column: 1,
-        rule: "translation",
-        message: `key "${key}" is already used by another ${lang} entry: ${same[0]?.file}`,
-        hint: "Give each article its own key; a translation shares the key but has another lang.",
-      });
+      report(
+        "key",
+        `key "${key}" is already used by another ${lang} entry: ${same[0]?.file}`,
+        "Give each article its own key; a translation shares the key but has another lang.",
+      );
     }
     for (const locale of locales) {
       if (locale === lang || siblings.some((other) => other.data.lang === locale)) continue;
-      problems.push({
-        file: entry.file,
-        line: entry.lineOf(["key"]),
-        column: 1,
-        rule: "translation",
-        message: `no ${locale} translation: no published ${entry.collection} entry has key "${key}" and lang "${locale}"`,
-        hint: `Add ${suggestedPath(entry, locale, lang, key)} with key: ${key} and lang: ${locale}, or fix the key of the existing translation.`,
-      });
+      report(
+        "key",
+        `no ${locale} translation: no published ${entry.collection} entry has key "${key}" and lang "${locale}"`,
+        `Add ${suggestedPath(entry, locale, lang, key)} with key: ${key} and lang: ${locale}, or fix the key of the existing translation.`,
+      );
     }
   }
   return problems;
