@@ -104,15 +104,13 @@ export function slugProblems(entries: Entry[]): LintProblem[] {
     const idKey = `${entry.collection}\0${id}`;
     const first = seen.get(idKey);
     const line = text(entry.data.slug) ? entry.lineOf(["slug"]) : 1;
+    const report = (message: string, hint: string) =>
+      problems.push({ file: entry.file, line, column: 1, rule: "duplicate-slug", message, hint });
     if (first) {
-      problems.push({
-        file: entry.file,
-        line,
-        column: 1,
-        rule: "duplicate-slug",
-        message: `duplicate id "${id}" in ${entry.collection}: ${first.file} has it too, and Astro keeps only one of them`,
-        hint: "Rename one of the files (or change its slug field).",
-      });
+      report(
+        `duplicate id "${id}" in ${entry.collection}: ${first.file} has it too, and Astro keeps only one of them`,
+        "Rename one of the files (or change its slug field).",
+      );
       continue;
     }
     seen.set(idKey, entry);
@@ -123,14 +121,10 @@ export function slugProblems(entries: Entry[]): LintProblem[] {
     const slugKey = `${entry.collection}\0${lang}\0${last}`;
     const clash = seenSlug.get(slugKey);
     if (clash) {
-      problems.push({
-        file: entry.file,
-        line,
-        column: 1,
-        rule: "duplicate-slug",
-        message: `slug "${last}" is also the slug of ${clash.file} (${lang}): their pages would have the same URL`,
-        hint: `Rename one of the files, e.g. ${basename(entry.file, extname(entry.file))}-2.`,
-      });
+      report(
+        `slug "${last}" is also the slug of ${clash.file} (${lang}): their pages would have the same URL`,
+        `Rename one of the files, e.g. ${basename(entry.file, extname(entry.file))}-2.`,
+      );
     } else seenSlug.set(slugKey, entry);
   }
   return problems;
