@@ -1,10 +1,10 @@
 // `validate --changed [REF]`: the plan of a change as the validator's steps take it (lint
 // the changed content and its translations, astro check only when code or config changed,
 // the browser only on the pages whose built output changed), and what the report says of it.
-import { readAstroSettings } from "../build/astro-config.ts";
-import type { ChangeScope } from "../validate/context.ts";
-import { builtPagePaths, choosePages } from "./pages.ts";
-import { type ChangePlan, planChanges } from "./plan.ts";
+import { readAstroSettings } from "../astro/astroConfig.ts";
+import { builtPagePaths, choosePages } from "../changes/pages.ts";
+import { type ChangePlan, planChanges } from "../changes/plan.ts";
+import type { ChangeScope } from "./context.ts";
 
 export interface ChangedRun {
   scope: ChangeScope;
