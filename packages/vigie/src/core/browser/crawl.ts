@@ -4,12 +4,12 @@
 import type { Page } from "playwright-core";
 import { clip } from "../answer.ts";
 import { SourceFiles } from "../source/files.ts";
-import { locateFindings } from "../source/findings.ts";
 import { locateImage } from "../source/images.ts";
 import { unknown } from "../source/located.ts";
 import { cachedFetcher, type FetchText } from "../source/sourceMaps.ts";
 import { sleep, withTimeout } from "../wait.ts";
 import { quickContentAudit, runAxe, type Violation } from "./a11y.ts";
+import { locateFindings } from "./locate.ts";
 import type { BrowserSession } from "./session.ts";
 import { type CheckOptions, checkPage, hasFaults, type PageFindings } from "./watch.ts";
 

@@ -1,5 +1,5 @@
-import { locateFindings } from "../source/findings.ts";
 import { withTimeout } from "../wait.ts";
+import { locateFindings } from "./locate.ts";
 import type { BrowserSession } from "./session.ts";
 import { type CheckOptions, checkPage, type PageFindings } from "./watch.ts";
 

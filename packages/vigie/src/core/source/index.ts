@@ -2,7 +2,6 @@
 // `{ source: "src/x.mdx:12" }` or `{ sourceUnknown: "why" }`, never a guess.
 export { locateDiagram } from "./diagrams.ts";
 export { SourceFiles } from "./files.ts";
-export { locateFindings } from "./findings.ts";
 export { locateImage } from "./images.ts";
 export { at, type Located, unknown } from "./located.ts";
 export { cachedFetcher, type FetchText } from "./sourceMaps.ts";

@@ -1,13 +1,14 @@
 // Gives each runtime finding of a page its source: failed diagrams, failed image requests,
 // errors with a stack. Reads the project's files only when there is something to locate,
 // and at most once per call.
-import type { PageFindings } from "../browser/watch.ts";
-import { locateDiagram } from "./diagrams.ts";
-import { SourceFiles } from "./files.ts";
-import { locateImage } from "./images.ts";
-import { type Located, unknown } from "./located.ts";
-import { cachedFetcher, type FetchText } from "./sourceMaps.ts";
-import { locateStack } from "./stacks.ts";
+
+import { locateDiagram } from "../source/diagrams.ts";
+import { SourceFiles } from "../source/files.ts";
+import { locateImage } from "../source/images.ts";
+import { type Located, unknown } from "../source/located.ts";
+import { cachedFetcher, type FetchText } from "../source/sourceMaps.ts";
+import { locateStack } from "../source/stacks.ts";
+import type { PageFindings } from "./watch.ts";
 
 /** Requests a source names by their URL (a failed fetch or XHR is made by code: its error has the stack). */
 const REFERENCED = new Set(["image", "script", "stylesheet", "font", "media"]);
