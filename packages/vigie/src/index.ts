@@ -26,9 +26,9 @@ export {
   startDevServer,
   stopDevServer,
 } from "./core/devServer/index.ts";
-export { type NextStep, StepError } from "./core/nextStep.ts";
 export { type BrokenLink, checkLinks, type LinkCheckResult } from "./core/links/links.ts";
 export { type LintOptions, type LintResult, lint } from "./core/lint/lint.ts";
+export { type NextStep, StepError } from "./core/nextStep.ts";
 export { type Project, ProjectNotFoundError, projectAt, resolveProject } from "./core/project.ts";
 export { exitCodeOf, type Finding, type ValidationReport, type Verdict } from "./core/validate/findings.ts";
 export { mergeReports, toHtml, toJUnit, toText } from "./core/validate/reports.ts";

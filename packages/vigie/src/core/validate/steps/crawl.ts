@@ -1,8 +1,9 @@
 // Every page in Chromium: runtime faults and accessibility. On the production build when
 // there is one (what readers get), else on the live server.
+
+import { readAstroSettings } from "../../astro/astroConfig.ts";
 import type { Violation } from "../../browser/a11y.ts";
 import { type CrawlPage, crawlSite } from "../../browser/crawl.ts";
-import { readAstroSettings } from "../../astro/astroConfig.ts";
 import { recordPages } from "../../changes/pages.ts";
 import type { Located } from "../../source/located.ts";
 import { chosenPages, enabled, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
