@@ -83,6 +83,20 @@ export class BrowserSession {
     return this.#launching;
   }
 
+  /**
+   * Launches the browser and makes the next check's page ahead, in the background, for a
+   * check that is coming (the crawl after a build). Never throws: a failure shows at the check.
+   */
+  warm(options: BrowserContextOptions = {}): void {
+    void this.browser()
+      .then(() => {
+        if (!this.running) return;
+        this.#prepareSpare(JSON.stringify(options), options);
+        if (this.#active === 0) this.#armIdle();
+      })
+      .catch(() => undefined);
+  }
+
   /** Runs `check` in a fresh browser context, closed afterwards whatever happens. */
   async withContext<T>(check: (context: BrowserContext) => Promise<T>, options: BrowserContextOptions = {}): Promise<T> {
     return this.withPage((_page, context) => check(context), options);
@@ -102,14 +116,25 @@ export class BrowserSession {
       try {
         return await check(fresh.page, fresh.context);
       } finally {
-        // A context whose page is stuck may never finish closing: wait a little, not forever.
-        await Promise.race([fresh.context.close().catch(() => undefined), sleep(5000, { unref: true })]);
+        // The answer does not wait for the context to close (a renderer's teardown, about
+        // 0.2 s); close() waits for it.
+        this.#closeInBackground(fresh.context);
         if (this.running) this.#prepareSpare(key, options);
       }
     } finally {
       this.#active -= 1;
       if (this.#active === 0) this.#armIdle();
     }
+  }
+
+  /** Contexts being closed after their check. */
+  readonly #closing = new Set<Promise<unknown>>();
+
+  #closeInBackground(context: BrowserContext): void {
+    // A context whose page is stuck may never finish closing: wait a little, not forever.
+    const closing = Promise.race([context.close().catch(() => undefined), sleep(5000, { unref: true })]);
+    this.#closing.add(closing);
+    void closing.then(() => this.#closing.delete(closing));
   }
 
   async #makePair(options: BrowserContextOptions): Promise<{ context: BrowserContext; page: Page }> {
@@ -162,6 +187,7 @@ export class BrowserSession {
   async close(): Promise<void> {
     this.#cancelIdle();
     await this.#dropSpare();
+    await Promise.all(this.#closing);
     const browser = this.#browser ?? (await this.#launching?.catch(() => undefined));
     this.#browser = undefined;
     if (browser) await browser.close().catch(() => undefined);

@@ -52,6 +52,23 @@ test("one warm Chromium serves many checks, each in a fresh context", async () =
   }
 });
 
+test("warm() launches ahead of a check, which then finds the browser and its page ready; close() ends it all", async () => {
+  const session = new BrowserSession({ idleMs: 5000 });
+  try {
+    session.warm();
+    const deadline = Date.now() + 30_000;
+    while (!session.running && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(session.running, "launched without a check");
+    assert.equal(await title(session), "session");
+    assert.equal(session.launches, 1);
+    const pid = session.pid as number;
+    await session.close();
+    assert.ok(await gone(pid), "nothing left once closed");
+  } finally {
+    await session.close();
+  }
+});
+
 test("a crashed browser is relaunched on the next call", async () => {
   const session = new BrowserSession();
   try {
