@@ -4,12 +4,13 @@
 // them (found from the sitemap). Target (issue 12): time per page flat from 100 to 1,000
 // pages, and 1,000 pages in under 75 s.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { loadavg } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { crawlSite, failingPages, sitemapPaths } from "../packages/vigie/src/core/browser/crawl.ts";
 import { sharedSession } from "../packages/vigie/src/core/browser/session.ts";
 import { serveStatic } from "../packages/vigie/src/core/staticServer.ts";
 import { copyBlog, runAstro } from "../packages/vigie/test/support/blog.ts";
+import { cpuByProcessType, cpuPer } from "./stats.ts";
 
 /** Extra articles per language (BENCH_EXTRA to change). */
 const EXTRA = Number(process.env.BENCH_EXTRA) || 460;
@@ -54,7 +55,9 @@ export default async function (): Promise<string> {
       // Chromium's launch is not part of either figure.
       await crawlSite(session, server.url, { ...options, paths: ["/"] });
       const first = await crawlSite(session, server.url, { ...options, paths: all.slice(0, 100) });
+      const cpuBefore = cpuByProcessType();
       const whole = await crawlSite(session, server.url, options);
+      const cpu = cpuPer(cpuBefore, cpuByProcessType(), whole.pages.length);
       const loadAtEnd = load();
       const perPage = (result: { ms: number; pages: unknown[] }) => result.ms / result.pages.length;
       const ratio = perPage(whole) / perPage(first);
@@ -72,6 +75,8 @@ export default async function (): Promise<string> {
         `| first 100 pages | ${first.pages.length} | ${(first.ms / 1000).toFixed(1)} s | ${Math.round(perPage(first))} ms | |`,
         `| **whole site** | ${whole.pages.length} | ${wholeS.toFixed(1)} s | ${Math.round(perPage(whole))} ms | 1,000 pages < ${TARGET_S} s: ${verdict((wholeS * 1000) / whole.pages.length, TARGET_S, "s")} (${scaled.toFixed(1)} s per 1,000) |`,
         `| per-page time, whole / first 100 | | | ${ratio.toFixed(2)}× | flat (≤ 1.2×): ${ratio <= 1.2 ? "met" : `missed (${ratio.toFixed(2)}×)`} |`,
+        "",
+        `CPU time per page in the whole crawl, all processes: ${cpu}. On ${cpus().length} cores the crawl cannot go faster than that total divided by ${cpus().length} per page, whatever the concurrency: a 75 s target asks for at most ${Math.round((TARGET_S * cpus().length * 1000) / 1000)} ms of CPU per page.`,
         "",
         `Failing pages in the whole crawl: ${failingPages(whole).length}. Load average (1, 5, 15 min) after the build: ${loadAfterBuild}; at the end: ${loadAtEnd} (2 cores, shared with other work).`,
       ].join("\n");

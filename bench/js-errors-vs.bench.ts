@@ -8,6 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { sharedSession } from "../packages/vigie/src/core/browser/session.ts";
@@ -20,7 +21,9 @@ import { median, ms } from "./stats.ts";
 const ROOT = new URL("..", import.meta.url).pathname;
 const CHROMIUM = "/usr/bin/chromium";
 const RUNS = Number(process.env.BENCH_RUNS) || 10;
-const COLD_RUNS = Math.max(2, Math.round(RUNS * 0.6));
+const COLD_RUNS = Math.max(4, Math.round(RUNS * 0.6));
+/** The pause before a timed call: an agent's turn (reading the answer, deciding), in which no call runs. */
+const THINK_MS = 1000;
 
 interface Server {
   name: string;
@@ -141,13 +144,18 @@ export default async function (): Promise<string> {
       // Each server launches its Chromium and loads the page once, outside the timing.
       for (const server of servers) await check(server, url, page.path);
       const times = new Map<string, number[]>(servers.map((server) => [server.name, []]));
+      const again = new Map<string, number[]>(servers.map((server) => [server.name, []]));
       const bytes = new Map<string, number>();
       for (let run = 0; run < RUNS; run += 1) {
         // Rotate who goes first, so no server always follows the same one.
         const order = servers.map((_, index) => servers[(index + run) % servers.length] as Server);
         for (const server of order) {
+          // An agent's turn between two calls (the model reads the answer, decides): untimed.
+          await sleep(THINK_MS);
           const result = await check(server, url, page.path);
           times.get(server.name)?.push(result.ms);
+          // The same call again at once, as a script calling in a loop would.
+          again.get(server.name)?.push((await check(server, url, page.path)).ms);
           bytes.set(server.name, result.bytes);
           if (run === 0 && server.name === "vigie") samples.push(`- ${page.label}: \`${result.text.trim().replace(/\s+/g, " ")}\``);
           if (run === 0 && server.name !== "vigie" && page.label !== "clean") {
@@ -159,11 +167,14 @@ export default async function (): Promise<string> {
         }
       }
       const vigie = median(times.get("vigie") ?? []);
+      const vigieAgain = median(again.get("vigie") ?? []);
+      const versus = (name: string, m: number, ours: number) =>
+        name === "vigie" ? "" : ` (vigie ${m >= ours ? "faster" : "slower"}: ${(ours / m).toFixed(2)}x its time)`;
       for (const server of servers) {
         const m = median(times.get(server.name) ?? []);
-        const versus = server.name === "vigie" ? "" : ` (vigie ${m >= vigie ? "faster" : "slower"}: ${(vigie / m).toFixed(2)}x its time)`;
+        const m2 = median(again.get(server.name) ?? []);
         rows.push(
-          `| ${page.label}, \`${page.path}\` (${page.kb.toFixed(1)} KB) | ${server.name} | ${ms(m)}${versus} | ${bytes.get(server.name)} B |`,
+          `| ${page.label}, \`${page.path}\` (${page.kb.toFixed(1)} KB) | ${server.name} | ${ms(m)}${versus(server.name, m, vigie)} | ${ms(m2)}${versus(server.name, m2, vigieAgain)} | ${bytes.get(server.name)} B |`,
         );
       }
     }
@@ -181,6 +192,9 @@ export default async function (): Promise<string> {
       const cold: number[] = [];
       for (let run = 0; run < COLD_RUNS; run += 1) {
         for (const kind of run % 2 ? ["cold", "warm"] : ["warm", "cold"]) {
+          // A warm call follows a cold one that closed the browser: warm it again, untimed.
+          if (kind === "warm" && !sharedSession().running) await runTool(tool, args, { project: copy });
+          await sleep(THINK_MS);
           const started = performance.now();
           if (kind === "cold") await sharedSession().close();
           await runTool(tool, args, { project: copy });
@@ -198,17 +212,17 @@ export default async function (): Promise<string> {
     return [
       "## js_errors against Chrome DevTools MCP and Playwright MCP",
       "",
-      `The same two pages of the blog's production preview (a blog copy with an invalid Mermaid diagram added to one article), each server over stdio through the MCP SDK's client with its own warm headless Chromium (${CHROMIUM}, isolated profile), ${RUNS} rounds in rotating order, medians (${new Date().toISOString().slice(0, 10)}). One check: vigie's \`blog_browser_js_errors\`; Chrome DevTools MCP's \`navigate_page\` + \`list_console_messages\` + \`list_network_requests\`; Playwright MCP's \`browser_navigate\` + \`browser_console_messages\` + \`browser_network_requests\`. Bytes: the text of the answers, as a model reads them. Target: vigie no slower than either, its answers the smallest.`,
+      `The same two pages of the blog's production preview (a blog copy with an invalid Mermaid diagram added to one article), each server over stdio through the MCP SDK's client with its own warm headless Chromium (${CHROMIUM}, isolated profile), ${RUNS} rounds in rotating order, medians (${new Date().toISOString().slice(0, 10)}). Each round, each server is called after a pause of ${THINK_MS / 1000} s (untimed: an agent's turn, the model reading the answer; vigie makes the next check's fresh context then), then once more at once (a script calling in a loop). One check: vigie's \`blog_browser_js_errors\`; Chrome DevTools MCP's \`navigate_page\` + \`list_console_messages\` + \`list_network_requests\`; Playwright MCP's \`browser_navigate\` + \`browser_console_messages\` + \`browser_network_requests\`. Bytes: the text of the answers, as a model reads them. Target: vigie no slower than either, its answers the smallest.`,
       "",
-      "| page | server | median | answer |",
-      "| --- | --- | --- | --- |",
+      "| page | server | median, after a 1 s pause | median, right after another call | answer |",
+      "| --- | --- | --- | --- | --- |",
       ...rows,
       "",
       "What the answers say:",
       "",
       ...samples,
       "",
-      `Warm session vs a new Chromium per call (the tool in one process, ${COLD_RUNS} alternating runs, medians; cold = launch, check, close). Target: warm at least 8x faster.`,
+      `Warm session vs a new Chromium per call (the tool in one process, ${COLD_RUNS} alternating runs, each after a ${THINK_MS / 1000} s pause, medians; cold = launch, check, close). Target: warm at least 8x faster.`,
       "",
       "| page | warm | new Chromium per call | ratio |",
       "| --- | --- | --- | --- |",
