@@ -4,10 +4,10 @@
 // tool registry (every tools file and the core it pulls in), which is what every call loaded
 // before a call imported only its own group.
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import { median, ms } from "./stats.ts";
+import { cpuMs, median, ms, procStatFields } from "./stats.ts";
 
 const RUNS = 10;
 const ROOT = join(import.meta.dirname, "..");
@@ -16,13 +16,8 @@ const REGISTRY = join(ROOT, "packages", "vigie", "src", "tools", "registry.ts");
 /** The package compiled as `npm pack` ships it (no type stripping at load), kept inside the package so its dependencies resolve. */
 const COMPILED = join(ROOT, "packages", "vigie", ".bench-dist");
 
-/** CPU time (user + system, ms) of this process's waited-for children so far: Linux's /proc, 10 ms ticks. */
-function childrenCpu(): number {
-  const fields = readFileSync("/proc/self/stat", "utf8")
-    .replace(/^.*\) /, "")
-    .split(" ");
-  return (Number(fields[13]) + Number(fields[14])) * 10;
-}
+/** CPU time (user + system, ms) of this process's waited-for children so far: Linux's /proc. */
+const childrenCpu = () => cpuMs(procStatFields("self"), true);
 
 function timed(args: string[]): number {
   const started = performance.now();

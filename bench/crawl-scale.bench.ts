@@ -76,7 +76,7 @@ export default async function (): Promise<string> {
         `| **whole site** | ${whole.pages.length} | ${wholeS.toFixed(1)} s | ${Math.round(perPage(whole))} ms | 1,000 pages < ${TARGET_S} s: ${verdict((wholeS * 1000) / whole.pages.length, TARGET_S, "s")} (${scaled.toFixed(1)} s per 1,000) |`,
         `| per-page time, whole / first 100 | | | ${ratio.toFixed(2)}× | flat (≤ 1.2×): ${ratio <= 1.2 ? "met" : `missed (${ratio.toFixed(2)}×)`} |`,
         "",
-        `CPU time per page in the whole crawl, all processes: ${cpu}. On ${cpus().length} cores the crawl cannot go faster than that total divided by ${cpus().length} per page, whatever the concurrency: a 75 s target asks for at most ${Math.round((TARGET_S * cpus().length * 1000) / 1000)} ms of CPU per page.`,
+        `CPU time per page in the whole crawl, all processes: ${cpu}. On ${cpus().length} cores the crawl cannot go faster than that total divided by ${cpus().length} per page, whatever the concurrency: a 75 s target asks for at most ${TARGET_S * cpus().length} ms of CPU per page (${TARGET_S} ms of wall time a page on each core).`,
         "",
         `Failing pages in the whole crawl: ${failingPages(whole).length}. Load average (1, 5, 15 min) after the build: ${loadAfterBuild}; at the end: ${loadAtEnd} (2 cores, shared with other work).`,
       ].join("\n");

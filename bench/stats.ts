@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { commandOf, listProcesses } from "../packages/vigie/src/core/process/inspect.ts";
 
 /** Median of a list of numbers. */
 export function median(values: number[]): number {
@@ -12,22 +13,35 @@ export function ms(value: number): string {
   return `${Math.round(value)} ms`;
 }
 
+/** Clock ticks are 10 ms on Linux. */
+const TICK_MS = 10;
+
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses): field 3 first. */
+export function procStatFields(pid: number | "self"): string[] {
+  const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return text.slice(text.lastIndexOf(")") + 2).split(" ");
+}
+
+/** CPU time (user + system, ms) of a process, from the fields `procStatFields` gives; `children` for its waited-for children. */
+export function cpuMs(fields: string[], children = false): number {
+  const at = children ? 13 : 11;
+  return (Number(fields[at]) + Number(fields[at + 1])) * TICK_MS;
+}
+
 /**
- * CPU time (ms, user + system) of this process and of the Chromium processes running now,
- * by Chromium's process type (renderer, gpu-process, the browser itself...). Linux only:
- * read from /proc; processes that ended in between are not counted.
+ * CPU time (ms) of this process and of the Chromium processes running now, by Chromium's
+ * process type (renderer, gpu-process, the browser itself...). Linux only; processes that
+ * ended in between are not counted.
  */
 export function cpuByProcessType(): Record<string, number> {
-  const ticks = 1000 / 100;
   const totals: Record<string, number> = {};
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+  for (const { pid } of listProcesses()) {
     try {
-      const own = Number(pid) === process.pid;
-      const command = own ? "" : readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      const own = pid === process.pid;
+      const command = own ? "" : (commandOf(pid, 100_000) ?? "");
       if (!own && !/chrom/i.test(command)) continue;
       const kind = own ? "node (vigie, Playwright's client)" : (command.match(/--type=([a-z-]+)/)?.[1] ?? "browser");
-      const fields = (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
-      totals[kind] = (totals[kind] ?? 0) + (Number(fields[11]) + Number(fields[12])) * ticks;
+      totals[kind] = (totals[kind] ?? 0) + cpuMs(procStatFields(pid));
     } catch {
       // gone in between
     }

@@ -54,7 +54,7 @@ export const buildStep: Step = {
   async run(ctx) {
     const { config } = ctx;
     // The browser steps wait for the build: their Chromium starts beside it.
-    if (enabled(ctx, "crawl") || enabled(ctx, "perf")) ctx.options.session.warm?.();
+    if (enabled(ctx, "crawl") || enabled(ctx, "perf")) ctx.options.session.warm();
     const result = await runBuild(ctx.project, {
       command: config.build?.command,
       timeoutMs: config.build?.timeoutS ? config.build.timeoutS * 1000 : undefined,
