@@ -1,21 +1,18 @@
-// The whole dev-server suite of this folder once more, with the ps/lsof backend forced
-// (VIGIE_PROCESS_BACKEND=ps): the code macOS and the BSDs run, exercised on Linux by every
-// `npm test`. One child `node --test` over the other test files; its output is forwarded
-// when it fails.
+// The dev-server tests that exercise the process backend once more, with the ps/lsof backend
+// forced (VIGIE_PROCESS_BACKEND=ps): the code macOS and the BSDs run, exercised on Linux by
+// every `npm test`. Ownership of a stale pid or lock (stale), the port a start finds and
+// refuses (start), and a whole group stopped (lifecycle); processPs.test.ts compares the two
+// backends on the same processes. One child `node --test` over those files; its output is
+// forwarded when it fails.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { readdirSync } from "node:fs";
-import { basename } from "node:path";
 import { after, describe, test } from "node:test";
 import { BACKEND_VARIABLE, processBackend } from "../../../src/core/process/inspect.ts";
 import { psBackend } from "../../../src/core/process/psBackend.ts";
 
 const dir = new URL(".", import.meta.url).pathname;
-const self = basename(new URL(import.meta.url).pathname);
-const files = readdirSync(dir)
-  .filter((name) => name.endsWith(".test.ts") && name !== self)
-  .sort();
+const files = ["stale.test.ts", "start.e2e.test.ts", "lifecycle.e2e.test.ts"];
 
 function skipReason(): string | undefined {
   if (process.env[BACKEND_VARIABLE]) return `${BACKEND_VARIABLE} is already set: this run is the forced one`;
