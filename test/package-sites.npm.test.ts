@@ -8,6 +8,8 @@
 // VIGIE_FIGURES_FILE when it is set.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import type { ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
+import { STARLIGHT_MARKUP } from "../packages/vigie/src/core/validate/triage.ts";
 import {
   assertFailNaming,
   assertMcpLists,
@@ -49,7 +51,10 @@ interface Accept {
   reason: string;
 }
 
-function describeSite(label: string, spec: () => SiteSpec, fault: Fault, accept: Accept[] = []): void {
+/** What else the clean run's report must show for this site. */
+type CleanCheck = (report: ValidationReport) => void;
+
+function describeSite(label: string, spec: () => SiteSpec, fault: Fault, accept: Accept[] = [], clean?: CleanCheck): void {
   describe(`the vigie package on ${label}`, { timeout: 1_500_000 }, () => {
     let site: InstalledSite | undefined;
     let initMs = 0;
@@ -84,6 +89,7 @@ function describeSite(label: string, spec: () => SiteSpec, fault: Fault, accept:
       const validated = await validateSite(site, "report-clean.json");
       figure(`${label}: init ${seconds(initMs)} + validate ${seconds(validated.result.ms)} (${validated.report.verdict})`);
       assertPass(validated);
+      clean?.(validated.report as unknown as ValidationReport);
     });
 
     test(`npx vigie validate: ${fault.name} is a FAIL naming the page and the tool`, async () => {
@@ -133,6 +139,16 @@ describeSite(
     },
     { rule: "hreflang-alternate", page: "/404.html", reason: "Starlight's 404 page names a French 404 that Starlight does not generate" },
   ],
+  (report) => {
+    // Read as Starlight, its findings accepted with their origin, Astro's notices not findings.
+    assert.equal(report.site?.starlight, true);
+    assert.deepEqual(report.site?.criticalRoutes, ["/", "/fr/"]);
+    assert.ok(!report.findings.some((f) => /head-inject|collection "i18n"/.test(f.message)));
+    const search = (report.accepted ?? []).find((f) => f.rule === "label-content-name-mismatch");
+    assert.ok(search, `nothing accepted for the search button: ${JSON.stringify(report.accepted)}`);
+    assert.equal(search.origin, STARLIGHT_MARKUP);
+    assert.ok(report.pages.some((page) => page.path === "/guides/architecture/" && page.ok));
+  },
 );
 
 describeSite("a copy of this blog", blogCopySpec, {

@@ -15,6 +15,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -92,6 +93,22 @@ export function endAll(): void {
   }
 }
 
+/**
+ * Removes the entries of `dir` named `prefix…` that nothing has touched for a day: earlier
+ * tarballs and installs. Recent ones stay, since another checkout's tests may be using them.
+ */
+function removeStale(dir: string, prefix: string): void {
+  const dayAgo = Date.now() - 24 * 3600_000;
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(prefix)) continue;
+    try {
+      if (statSync(join(dir, name)).mtimeMs < dayAgo) rmSync(join(dir, name), { recursive: true, force: true });
+    } catch {
+      // removed meanwhile
+    }
+  }
+}
+
 /** `npm pack` of packages/vigie (its prepack compiles dist/) into `destination`; the tarball's path. */
 export async function packVigie(destination: string): Promise<{ tarball: string; bytes: number; ms: number }> {
   mkdirSync(destination, { recursive: true });
@@ -105,7 +122,7 @@ export async function packVigie(destination: string): Promise<{ tarball: string;
 /**
  * The tarball of the package as it is now, packed once and kept in the system's temporary
  * folder under a hash of the package's files (every test file of a run, and the next run
- * while nothing changed, reuse it); older tarballs there are removed.
+ * while nothing changed, reuse it); tarballs unused for a day are removed.
  */
 export async function packedVigie(): Promise<{ tarball: string; bytes: number; ms: number; cached: boolean }> {
   const hash = createHash("sha256");
@@ -122,10 +139,10 @@ export async function packedVigie(): Promise<{ tarball: string; bytes: number; m
   const existing = existsSync(folder) ? readdirSync(folder).find((file) => file.endsWith(".tgz")) : undefined;
   if (existing) {
     const tarball = join(folder, existing);
+    utimesSync(folder, new Date(), new Date());
     return { tarball, bytes: statSync(tarball).size, ms: 0, cached: true };
   }
-  for (const old of readdirSync(tmpdir()))
-    if (old.startsWith("vigie-tarball-")) rmSync(join(tmpdir(), old), { recursive: true, force: true });
+  removeStale(tmpdir(), "vigie-tarball-");
   const staging = mkdtempSync(join(tmpdir(), "vigie-pack-"));
   try {
     const packed = await packVigie(staging);
@@ -137,7 +154,7 @@ export async function packedVigie(): Promise<{ tarball: string; bytes: number; m
 }
 
 export interface SiteSpec {
-  /** A short name for the temporary folder. */
+  /** A short name: the temporary folder's, and the pinned lock's (test/sites/<name>.package-lock.json). */
   name: string;
   /** Files of the site, by path relative to its root (package.json is written from `dependencies`). */
   files: Record<string, string>;
@@ -146,12 +163,16 @@ export interface SiteSpec {
   /** Registry packages besides astro, node and vigie: name → version. */
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
+  /** npm's allowScripts of the site's package.json, besides node's and esbuild's. */
+  allowScripts?: Record<string, boolean>;
 }
 
 export interface InstalledSite {
   root: string;
-  /** ms of `npm install`. */
+  /** ms of the site's `npm ci` (0 when this run or an earlier one had installed it already). */
   installMs: number;
+  /** Whether the packages came from an install made earlier (this run's, or a previous run's while nothing changed). */
+  cached: boolean;
   /** `npx --no-install vigie <args>` in the site. */
   vigie(args: string[], timeoutMs?: number): Promise<RunResult>;
   read(path: string): string;
@@ -160,49 +181,148 @@ export interface InstalledSite {
   remove(): void;
 }
 
-/**
- * A minimal Astro site (the files of `spec`) in a temporary folder, with astro, the `node`
- * package (so npm scripts and npx run on Node 24 whatever the system Node is) and vigie
- * from `tarball`, installed by `npm install --prefer-offline` (bounded by `timeoutMs`; npm's
- * cache makes the second run fast). Install scripts: only the `node` package's and
- * esbuild's are allowed, as a careful user would.
- */
-export async function installSite(spec: SiteSpec, tarball: string, timeoutMs = 600_000): Promise<InstalledSite> {
-  const root = mkdtempSync(join(tmpdir(), `vigie-site-${spec.name}-`));
-  const write = (path: string, text: string) => {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  };
-  const manifest = {
+/** Where the pinned locks of the sites made from npm are kept: `<name>.package-lock.json`. */
+export const SITE_LOCKS = join(BLOG_ROOT, "test", "sites");
+
+/** The tarball's name inside an installed site: fixed, so that the site's lock does not name a temporary folder. */
+const TARBALL_NAME = "vigie.tgz";
+
+function siteManifest(spec: SiteSpec): object {
+  return {
     name: `vigie-test-${spec.name}`,
     private: true,
     type: "module",
     scripts: { dev: "astro dev", build: "astro build", preview: "astro preview" },
     dependencies: { astro: ASTRO_VERSION, ...spec.dependencies },
-    devDependencies: { node: NODE_VERSION, vigie: `file:${tarball}`, ...spec.devDependencies },
-    allowScripts: { node: true, esbuild: true, "msgpackr-extract": false },
+    devDependencies: { node: NODE_VERSION, vigie: `file:${TARBALL_NAME}`, ...spec.devDependencies },
+    allowScripts: { node: true, esbuild: true, "msgpackr-extract": false, ...spec.allowScripts },
   };
-  for (const path of spec.copy ?? []) cpSync(join(BLOG_ROOT, path), join(root, path), { recursive: true });
-  write("package.json", `${JSON.stringify(manifest, null, 2)}\n`);
-  for (const [path, text] of Object.entries(spec.files)) write(path, text);
+}
+
+/**
+ * The lock kept in the repository for `spec`, as npm ci must read it: the integrity of
+ * vigie's own tarball is dropped (it changes with every change of the package; its
+ * dependencies stay pinned).
+ */
+function pinnedLock(spec: SiteSpec): string | undefined {
+  const path = join(SITE_LOCKS, `${spec.name}.package-lock.json`);
+  if (!existsSync(path)) return undefined;
+  const lock = JSON.parse(readFileSync(path, "utf8")) as { packages?: Record<string, { integrity?: string }> };
+  delete lock.packages?.["node_modules/vigie"]?.integrity;
+  return `${JSON.stringify(lock, null, 2)}\n`;
+}
+
+/**
+ * The site's packages, installed once per run (and kept while nothing changes) in the
+ * system's temporary folder under a hash of its manifest, its pinned lock and the tarball:
+ * `npm ci --prefer-offline` from the lock in test/sites/, or, without a lock (a new site,
+ * or VIGIE_UPDATE_LOCKS=1), `npm install`, whose lock is then written to test/sites/ to be
+ * committed. In CI (CI set) a missing or stale lock is an error. Concurrent test files wait
+ * for one another's install instead of repeating it.
+ */
+async function installedPackages(
+  spec: SiteSpec,
+  tarball: string,
+  timeoutMs: number,
+): Promise<{ folder: string; ms: number; cached: boolean }> {
+  const manifest = `${JSON.stringify(siteManifest(spec), null, 2)}\n`;
+  const update = process.env.VIGIE_UPDATE_LOCKS === "1";
+  const lock = update ? undefined : pinnedLock(spec);
+  if (!lock && process.env.CI && !update) {
+    throw new Error(
+      `the ${spec.name} site has no pinned lock (test/sites/${spec.name}.package-lock.json): run its test once with VIGIE_UPDATE_LOCKS=1 and commit the lock`,
+    );
+  }
+  const key = createHash("sha256")
+    .update(manifest)
+    .update(lock ?? "no lock")
+    .update(readFileSync(tarball))
+    .digest("hex")
+    .slice(0, 16);
+  const cache = join(tmpdir(), "vigie-sites");
+  const folder = join(cache, `${spec.name}-${key}`);
+  const busy = `${folder}.installing`;
+  mkdirSync(cache, { recursive: true });
+  // Another test file may be installing the same site: wait for it (its lock folder is removed when done).
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (existsSync(join(folder, "node_modules"))) {
+      utimesSync(folder, new Date(), new Date());
+      return { folder, ms: 0, cached: true };
+    }
+    try {
+      mkdirSync(busy);
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`the ${spec.name} site's install by another test file did not end in ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+  const staging = mkdtempSync(join(cache, `${spec.name}-staging-`));
+  try {
+    removeStale(cache, `${spec.name}-`);
+    writeFileSync(join(staging, "package.json"), manifest);
+    cpSync(tarball, join(staging, TARBALL_NAME));
+    if (lock) writeFileSync(join(staging, "package-lock.json"), lock);
+    const args = lock
+      ? ["ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"]
+      : ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"];
+    const install = await run("npm", args, { cwd: staging, timeoutMs });
+    if (install.code !== 0) {
+      const stale = /in sync|out of date|Missing: /i.test(install.stderr);
+      throw new Error(
+        `npm ${args[0]} in the ${spec.name} site failed (${install.code ?? `timed out after ${timeoutMs} ms`})${
+          stale ? `: its lock is stale; run its test with VIGIE_UPDATE_LOCKS=1 and commit test/sites/${spec.name}.package-lock.json` : ""
+        }:\n${install.stderr.slice(-3000)}`,
+      );
+    }
+    if (!lock) {
+      mkdirSync(SITE_LOCKS, { recursive: true });
+      cpSync(join(staging, "package-lock.json"), join(SITE_LOCKS, `${spec.name}.package-lock.json`));
+      console.log(`wrote test/sites/${spec.name}.package-lock.json: commit it`);
+    }
+    renameSync(staging, folder);
+    return { folder, ms: install.ms, cached: false };
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+    rmSync(busy, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A minimal Astro site (the files of `spec`) in a temporary folder of its own, with astro,
+ * the `node` package (so npm scripts and npx run on Node 24 whatever the system Node is)
+ * and vigie from `tarball`. The packages are installed once per run from the site's
+ * pinned lock (`installedPackages`) and copied into the folder: the site may be changed
+ * freely, the install it came from never is. Install scripts: only the `node` package's
+ * and esbuild's are allowed, as a careful user would.
+ */
+export async function installSite(spec: SiteSpec, tarball: string, timeoutMs = 600_000): Promise<InstalledSite> {
+  const packages = await installedPackages(spec, tarball, timeoutMs);
+  const root = mkdtempSync(join(tmpdir(), `vigie-site-${spec.name}-`));
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  };
   const remove = () => {
     endAll();
     rmSync(root, { recursive: true, force: true });
   };
-  // What npm's cache holds is not asked for again (the first run on a machine fills it).
-  const install = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], {
-    cwd: root,
-    timeoutMs,
-  });
-  if (install.code !== 0) {
+  try {
+    for (const path of spec.copy ?? []) cpSync(join(BLOG_ROOT, path), join(root, path), { recursive: true });
+    for (const file of ["package.json", "package-lock.json", TARBALL_NAME]) cpSync(join(packages.folder, file), join(root, file));
+    // A real copy (links would let the site's tools write into the shared install); cp keeps the links inside node_modules/.bin.
+    const copied = await run("cp", ["-a", join(packages.folder, "node_modules"), join(root, "node_modules")], { cwd: root, timeoutMs });
+    if (copied.code !== 0) throw new Error(`copying the ${spec.name} site's node_modules failed: ${copied.stderr.slice(-1000)}`);
+    for (const [path, text] of Object.entries(spec.files)) write(path, text);
+  } catch (error) {
     remove();
-    throw new Error(
-      `npm install in the ${spec.name} site failed (${install.code ?? `timed out after ${timeoutMs} ms`}):\n${install.stderr.slice(-3000)}`,
-    );
+    throw error;
   }
   return {
     root,
-    installMs: install.ms,
+    installMs: packages.ms,
+    cached: packages.cached,
     vigie: (args, ms = 300_000) => run("npx", ["--no-install", "vigie", ...args], { cwd: root, timeoutMs: ms }),
     read: (path) => readFileSync(join(root, path), "utf8"),
     write,

@@ -1,12 +1,10 @@
 // Astro sites unlike the blog, made from files in <repo>/.fixtures/<name>-<random>/: Node
 // and Vite find astro, mdx and mermaid in the repository's node_modules by walking up.
-// Starlight comes from npm, into the site's own node_modules.
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// The files of a Starlight site are here too; site-install.ts installs it from npm.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type Project, projectAt } from "../../packages/vigie/src/core/project.ts";
-import { FIXTURES_DIR, killGroup } from "../../packages/vigie/test/support/blog.ts";
+import { FIXTURES_DIR } from "../../packages/vigie/test/support/blog.ts";
 
 export interface Site extends Project {
   /** Writes (or overwrites) a file of the site. */
@@ -325,38 +323,4 @@ The parts of the system:
   B --> C[Readers]\`} />
 `;
   return files;
-}
-
-/**
- * The Starlight site of `starlightFiles` under .fixtures/ (mermaid and mdx from the
- * repository's install). Call `installStarlight` before building it.
- */
-export function starlightSite(): Site {
-  // Listed as a user lists them: Astro bundles the packages of package.json that depend on
-  // it (Starlight's middleware must not stay external), and npm installs them.
-  return makeSite("starlight", starlightFiles(), { "@astrojs/starlight": STARLIGHT.split("@").at(-1) as string, astro: "7.3.5" });
-}
-
-/**
- * Installs Starlight into the site's own node_modules (npm, bounded). It brings its own
- * copy of astro when npm does not reuse the repository's: what a user's project has.
- */
-export async function installStarlight(site: Site, timeoutMs = 240_000): Promise<{ ms: number; astro?: string }> {
-  const started = Date.now();
-  const child = spawn("npm", ["install", "--no-save", "--no-package-lock", "--no-audit", "--no-fund", STARLIGHT], {
-    cwd: site.root,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk) => (output += chunk));
-  child.stderr?.on("data", (chunk) => (output += chunk));
-  const timer = setTimeout(() => killGroup(child, "SIGKILL"), timeoutMs);
-  const [code] = (await once(child, "exit")) as [number | null];
-  clearTimeout(timer);
-  killGroup(child, "SIGKILL");
-  if (code !== 0) throw new Error(`npm install ${STARLIGHT} exited with ${code}:\n${output.slice(-2000)}`);
-  const localAstro = join(site.root, "node_modules", "astro", "package.json");
-  const astro = existsSync(localAstro) ? (JSON.parse(readFileSync(localAstro, "utf8")) as { version: string }).version : undefined;
-  return { ms: Date.now() - started, astro };
 }

@@ -1,18 +1,17 @@
 // `vigie validate --project DIR --json` on Astro sites vigie has never seen: a minimal
-// site under a base with trailing slashes, a site in three locales with German as the
-// default, and a Starlight site from npm. Each gives PASS clean, and FAIL naming the
-// page and the tool once one fault is injected.
+// site under a base with trailing slashes, and a site in three locales with German as the
+// default (Starlight, installed from npm, is in package-sites.npm.test.ts). Each gives PASS
+// clean, and FAIL naming the page and the tool once one fault is injected.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import { stopDevServer } from "../packages/vigie/src/core/devServer/index.ts";
 import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
-import { STARLIGHT_MARKUP } from "../packages/vigie/src/core/validate/triage.ts";
 import { killGroup } from "../packages/vigie/test/support/blog.ts";
-import { installStarlight, minimalSite, multilingualSite, type Site, starlightSite } from "./support/sites.ts";
+import { minimalSite, multilingualSite, type Site } from "./support/sites.ts";
 
 const MAIN = join(import.meta.dirname, "..", "packages", "vigie", "src", "cli", "main.ts");
 const sites: Site[] = [];
@@ -114,54 +113,5 @@ describe("three locales, German the default; a glob collection in src/data/notes
     const finding = assertFailNames(run, "blog_browser_a11y", /^\/fr\/notes\/weather\/$/);
     assert.equal(finding.rule, "image-alt");
     assert.equal(finding.origin, undefined);
-  });
-});
-
-describe("Starlight from npm: two languages, a dozen pages, a Mermaid diagram drawn in the browser", { timeout: 1_200_000 }, () => {
-  const site = starlightSite();
-  sites.push(site);
-  // Starlight's search button fails axe's label-content-name-mismatch on every page, and
-  // its 404 page names alternates that do not exist: Starlight's markup, not the site's.
-  // vigie says whose they are and does not decide for the user: the site accepts them.
-  const config = {
-    ...BASE_CONFIG,
-    accept: [
-      { rule: "label-content-name-mismatch", selector: "site-search button", reason: "Starlight's search button; reported upstream" },
-      { rule: "hreflang-alternate", page: "/404.html", reason: "Starlight's 404 page; not indexed" },
-    ],
-  };
-
-  before(async () => {
-    const install = await installStarlight(site);
-    console.log(`# npm install ${"@astrojs/starlight"}: ${install.ms} ms, astro in the site's node_modules: ${install.astro ?? "none"}`);
-  });
-
-  test("clean: PASS; Starlight's findings accepted with their origin; Astro's notices are not findings", async () => {
-    const run = await validate(site, config);
-    assertPass(run);
-    assert.equal(run.report.site?.starlight, true);
-    assert.deepEqual(run.report.site?.criticalRoutes, ["/", "/fr/"]);
-    assert.ok(!run.report.findings.some((f) => /head-inject|collection "i18n"/.test(f.message)));
-    const accepted = run.report.accepted ?? [];
-    const search = accepted.find((f) => f.rule === "label-content-name-mismatch");
-    assert.ok(search, `nothing accepted for the search button: ${JSON.stringify(accepted)}`);
-    assert.equal(search.origin, STARLIGHT_MARKUP);
-    assert.match(search.reason, /search button/);
-    assert.ok(run.report.pages.some((page) => page.path === "/guides/architecture/" && page.ok));
-  });
-
-  test("a script that throws on one page: FAIL naming the page and blog_browser_crawl", async () => {
-    site.write(
-      "src/components/Throws.astro",
-      `<p>Interactive part.</p>\n<script>\n  throw new Error("Deploy widget failed");\n</script>\n`,
-    );
-    rmSync(join(site.root, "src/content/docs/guides/deploy.md"));
-    site.write(
-      "src/content/docs/guides/deploy.mdx",
-      `---\ntitle: Deploy\ndescription: Deploy (en).\n---\nimport Throws from "../../../components/Throws.astro";\n\nA page of the example documentation.\n\n<Throws />\n`,
-    );
-    const run = await validate(site, config);
-    const finding = assertFailNames(run, "blog_browser_crawl", /^\/guides\/deploy\/$/);
-    assert.match(finding.message, /Deploy widget failed/);
   });
 });

@@ -1,0 +1,259 @@
+// The test suite by tiers, each file timed. A file's tier is in its name:
+//   *.test.ts      fast: unit and contract tests (no npm install, no Astro build or server, no agent binary)
+//   *.e2e.test.ts  e2e: real Astro builds and servers, Chromium, MCP and agent clients on this repository's install
+//   *.npm.test.ts  npm: sites installed from the npm registry (vigie from its `npm pack` tarball)
+// `node test/run.ts [checks] [fast] [e2e] [npm] [FILE...]` runs the tiers named (all of them
+// without any), in that order; `checks` is the linter and the type checks. Each test file runs
+// in its own `node --test` process group (killed whole when it overruns), fast files side by
+// side; its output is printed when it ends. The end of the run gives each tier's time, the
+// slowest files and one closing line: "tests: N passed, N failed, N skipped". Exit 1 when
+// anything failed. The times are also written to test-results/times.json and summary.txt.
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join, relative } from "node:path";
+
+const ROOT = join(import.meta.dirname, "..");
+const RESULTS = join(ROOT, "test-results");
+const TEST_DIRS = ["test", "packages/vigie/test"];
+
+type Tier = "checks" | "fast" | "e2e" | "npm";
+const TIERS: Tier[] = ["checks", "fast", "e2e", "npm"];
+
+/** How many files of a tier run at once: fast ones side by side, the others alone (each loads both cores). */
+const WIDTH: Record<Tier, number> = {
+  checks: 1,
+  fast: Math.max(2, Math.min(4, availableParallelism())),
+  e2e: Number(process.env.VIGIE_TEST_E2E_WIDTH ?? 1),
+  npm: Number(process.env.VIGIE_TEST_NPM_WIDTH ?? 1),
+};
+
+/** A file that runs longer than this is ended whole (its own tests time out well before). */
+const FILE_LIMIT_MS: Record<Tier, number> = { checks: 15 * 60_000, fast: 5 * 60_000, e2e: 30 * 60_000, npm: 40 * 60_000 };
+
+export function tierOf(file: string): Tier {
+  if (file.endsWith(".e2e.test.ts")) return "e2e";
+  if (file.endsWith(".npm.test.ts")) return "npm";
+  return "fast";
+}
+
+interface Outcome {
+  name: string;
+  tier: Tier;
+  ms: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  /** Why the file itself failed to run to its end (exit code, signal, overrun), when it did. */
+  problem?: string;
+}
+
+function testFiles(): string[] {
+  const files: string[] = [];
+  for (const dir of TEST_DIRS) {
+    for (const path of readdirRecursive(join(ROOT, dir))) if (path.endsWith(".test.ts")) files.push(relative(ROOT, path));
+  }
+  return files.sort();
+}
+
+function readdirRecursive(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).map((path) => join(dir, path));
+}
+
+const running = new Set<ChildProcess>();
+
+function endGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    for (const child of running) endGroup(child, "SIGKILL");
+    process.exit(130);
+  });
+}
+
+/** Runs a command in its own process group; its output is returned, not streamed. */
+async function runGroup(
+  command: string,
+  args: string[],
+  limitMs: number,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number | null; signal: string | null; output: string; ms: number; overran: boolean }> {
+  const started = Date.now();
+  const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  running.add(child);
+  let output = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  let overran = false;
+  const timer = setTimeout(() => {
+    overran = true;
+    endGroup(child, "SIGTERM");
+    setTimeout(() => endGroup(child, "SIGKILL"), 5000).unref();
+  }, limitMs);
+  const [code, signal] = (await once(child, "exit")) as [number | null, string | null];
+  clearTimeout(timer);
+  // What the file left in its group (a server it forgot) goes with it.
+  endGroup(child, "SIGKILL");
+  running.delete(child);
+  return { code, signal, output, ms: Date.now() - started, overran };
+}
+
+/** The counts node's TAP reporter closes a file's run with. */
+function tapCounts(tap: string): { passed: number; failed: number; skipped: number } {
+  const count = (label: string) => Number(tap.match(new RegExp(`^# ${label} (\\d+)$`, "m"))?.[1] ?? 0);
+  return {
+    passed: count("pass"),
+    failed: count("fail") + count("cancelled"),
+    skipped: count("skipped") + count("todo"),
+  };
+}
+
+async function runTestFile(file: string, tier: Tier, scratch: string): Promise<Outcome> {
+  const tapFile = join(scratch, `${file.replace(/[^a-z0-9.-]/gi, "_")}.tap`);
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  const result = await runGroup(
+    process.execPath,
+    [
+      "--test",
+      "--test-reporter=spec",
+      "--test-reporter-destination=stdout",
+      "--test-reporter=tap",
+      `--test-reporter-destination=${tapFile}`,
+      file,
+    ],
+    FILE_LIMIT_MS[tier],
+    env,
+  );
+  let tap = "";
+  try {
+    tap = readFileSync(tapFile, "utf8");
+  } catch {
+    // the file never got to its report
+  }
+  const counts = tapCounts(tap);
+  let problem: string | undefined;
+  if (result.overran) problem = `ended after ${FILE_LIMIT_MS[tier] / 60_000} min`;
+  else if (result.code !== 0) problem = `exited with ${result.signal ?? `code ${result.code}`}`;
+  if (problem && counts.failed === 0) counts.failed = 1;
+  process.stdout.write(`\n▶ ${file} (${tier}, ${seconds(result.ms)})\n${result.output.trimEnd()}\n`);
+  if (problem) process.stdout.write(`✖ ${file}: ${problem}\n`);
+  return { name: file, tier, ms: result.ms, ...counts, ...(problem ? { problem } : {}) };
+}
+
+async function runChecks(): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  for (const script of ["lint", "typecheck"]) {
+    const result = await runGroup("npm", ["run", "--silent", script], FILE_LIMIT_MS.checks);
+    const failed = result.code !== 0;
+    process.stdout.write(`\n▶ npm run ${script} (checks, ${seconds(result.ms)})\n${result.output.trimEnd()}\n`);
+    outcomes.push({
+      name: `npm run ${script}`,
+      tier: "checks",
+      ms: result.ms,
+      passed: failed ? 0 : 1,
+      failed: failed ? 1 : 0,
+      skipped: 0,
+      ...(failed ? { problem: `exited with ${result.signal ?? `code ${result.code}`}` } : {}),
+    });
+  }
+  return outcomes;
+}
+
+/** Runs `files` `width` at a time, in the order given. */
+async function pool(files: string[], width: number, tier: Tier, scratch: string): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < files.length) {
+      const file = files[next++] as string;
+      outcomes.push(await runTestFile(file, tier, scratch));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, files.length) }, lane));
+  return outcomes;
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+function summary(tiers: { tier: Tier; ms: number; outcomes: Outcome[] }[], totalMs: number): string {
+  const all = tiers.flatMap((t) => t.outcomes);
+  const lines = ["", "Times by tier:"];
+  for (const { tier, ms, outcomes } of tiers) {
+    const failed = outcomes.filter((o) => o.failed > 0).length;
+    lines.push(
+      `  ${tier.padEnd(7)} ${seconds(ms).padStart(9)}  ${outcomes.length} ${tier === "checks" ? "steps" : "files"}${failed ? `, ${failed} failing` : ""}`,
+    );
+  }
+  lines.push(`  ${"total".padEnd(7)} ${seconds(totalMs).padStart(9)}`);
+  const slowest = all
+    .filter((o) => o.tier !== "checks")
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 5);
+  if (slowest.length) {
+    lines.push("Slowest test files:");
+    for (const o of slowest) lines.push(`  ${seconds(o.ms).padStart(9)}  ${o.name}`);
+  }
+  const failing = all.filter((o) => o.failed > 0);
+  if (failing.length) {
+    lines.push("Failing:");
+    for (const o of failing) lines.push(`  ${o.name}: ${o.problem ?? `${o.failed} failed`}`);
+  }
+  const sum = (key: "passed" | "failed" | "skipped") => all.reduce((n, o) => n + o[key], 0);
+  lines.push(`tests: ${sum("passed")} passed, ${sum("failed")} failed, ${sum("skipped")} skipped`);
+  return `${lines.join("\n")}\n`;
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const unknown = args.filter((arg) => !TIERS.includes(arg as Tier) && !arg.endsWith(".test.ts"));
+  if (unknown.length) {
+    process.stderr.write(`test/run.ts: unknown argument ${unknown.join(", ")}; accepted: ${TIERS.join(", ")} or test files (*.test.ts)\n`);
+    return 2;
+  }
+  const named = args.filter((arg) => arg.endsWith(".test.ts"));
+  const chosen = args.filter((arg): arg is Tier => TIERS.includes(arg as Tier));
+  const tiers: Tier[] = chosen.length ? TIERS.filter((t) => chosen.includes(t)) : named.length ? [] : TIERS;
+  const files = named.length ? named.map((file) => relative(ROOT, join(process.cwd(), file))) : testFiles();
+
+  const scratch = mkdtempSync(join(tmpdir(), "vigie-test-run-"));
+  const started = Date.now();
+  const results: { tier: Tier; ms: number; outcomes: Outcome[] }[] = [];
+  try {
+    const order = named.length ? TIERS.filter((t) => t !== "checks" && files.some((f) => tierOf(f) === t)) : tiers;
+    for (const tier of order) {
+      const tierStarted = Date.now();
+      const outcomes =
+        tier === "checks"
+          ? await runChecks()
+          : await pool(
+              files.filter((f) => tierOf(f) === tier),
+              WIDTH[tier],
+              tier,
+              scratch,
+            );
+      results.push({ tier, ms: Date.now() - tierStarted, outcomes });
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  const text = summary(results, Date.now() - started);
+  process.stdout.write(text);
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(join(RESULTS, "summary.txt"), text);
+  writeFileSync(
+    join(RESULTS, "times.json"),
+    `${JSON.stringify({ tiers: results.map(({ tier, ms, outcomes }) => ({ tier, ms, files: outcomes })) }, null, 2)}\n`,
+  );
+  return results.some((r) => r.outcomes.some((o) => o.failed > 0)) ? 1 : 0;
+}
+
+process.exitCode = await main();
