@@ -113,6 +113,15 @@ export function findingsAnswer(findings: PageFindings, path: string): Answer {
   };
 }
 
+/** js_errors' answer: the compact findings; whatever list it cuts ("+N more (see report)"), the report written has whole. */
+export function jsErrorsAnswer(project: Project, findings: PageFindings, path: string): Answer {
+  const answer = findingsAnswer(findings, path);
+  const lists = [findings.errors, findings.failedRequests, findings.mermaid, findings.warnings];
+  return lists.some((list) => list.length > MAX_LISTED)
+    ? { ...answer, report: writeReport(project, `js-errors-${path.replace(/\W+/g, "-")}.json`, findings) }
+    : answer;
+}
+
 export const browserTools: ToolDefinition[] = [
   defineTool({
     exportName: "js_errors",
@@ -129,11 +138,7 @@ export const browserTools: ToolDefinition[] = [
         warnings: args.warnings ?? false,
         sourceRoot: project.root,
       });
-      const answer = findingsAnswer(findings, path);
-      const total = findings.errors.length + findings.failedRequests.length + findings.mermaid.length;
-      return total > MAX_LISTED
-        ? { ...answer, report: writeReport(project, `js-errors-${path.replace(/\W+/g, "-")}.json`, findings) }
-        : answer;
+      return jsErrorsAnswer(project, findings, path);
     },
   }),
   defineTool({

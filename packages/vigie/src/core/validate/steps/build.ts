@@ -7,7 +7,7 @@ import { enabled, firstShard, loc, type Step, type ValidateContext } from "../co
 import type { Finding } from "../findings.ts";
 import { isBenignNotice } from "../triage.ts";
 
-function buildFindings(ctx: ValidateContext, result: BuildResult): { findings: Finding[]; warnings: number } {
+export function buildFindings(ctx: ValidateContext, result: BuildResult): { findings: Finding[]; warnings: number } {
   const tool = ctx.tool("build_run");
   const findings: Finding[] = result.errors.map((error) => ({
     severity: "fail",

@@ -1,8 +1,25 @@
 // astro check: the site's type errors. It needs no server and no browser: it runs beside
 // the build and the browser steps.
-import { CheckUnavailableError, runCheck } from "../../check/check.ts";
-import { enabled, firstShard, loc, type Step } from "../context.ts";
+import { type CheckResult, CheckUnavailableError, runCheck } from "../../check/check.ts";
+import { enabled, firstShard, loc, type Step, type ValidateContext } from "../context.ts";
 import type { Finding } from "../findings.ts";
+
+/** Each type error is a warning at its file and line; warnings and hints are not findings. */
+export function checkFindings(ctx: ValidateContext, diagnostics: CheckResult["diagnostics"]): Finding[] {
+  const tool = ctx.tool("build_check");
+  return diagnostics
+    .filter((diagnostic) => diagnostic.severity === "error")
+    .map(
+      (diagnostic): Finding => ({
+        severity: "warn",
+        tool,
+        rule: "type-error",
+        file: loc(diagnostic.file, diagnostic.line, diagnostic.column),
+        message: `type error: ${diagnostic.message}`,
+        fix: `Fix the types; run ${tool} to see every diagnostic.`,
+      }),
+    );
+}
 
 export const checkStep: Step = {
   name: "astro check",
@@ -21,19 +38,7 @@ export const checkStep: Step = {
       return { status: "skipped", summary: `not run: ${result.message}. ${result.hint}` };
     }
     if (result instanceof Error) throw result;
-    const tool = ctx.tool("build_check");
-    const findings = result.diagnostics
-      .filter((diagnostic) => diagnostic.severity === "error")
-      .map(
-        (diagnostic): Finding => ({
-          severity: "warn",
-          tool,
-          rule: "type-error",
-          file: loc(diagnostic.file, diagnostic.line, diagnostic.column),
-          message: `type error: ${diagnostic.message}`,
-          fix: `Fix the types; run ${tool} to see every diagnostic.`,
-        }),
-      );
+    const findings = checkFindings(ctx, result.diagnostics);
     return { status: result.errors ? "warn" : "ok", summary: `${result.errors} errors, ${result.warnings} warnings`, findings };
   },
 };

@@ -69,7 +69,7 @@ function a11yFinding(ctx: ValidateContext, page: CrawlPage, violation: Violation
 }
 
 /** One crawled page's findings and its line in the report. */
-function judgePage(ctx: ValidateContext, page: CrawlPage, pagesUrl: string) {
+export function judgePage(ctx: ValidateContext, page: CrawlPage, pagesUrl: string) {
   const failOn = new Set(ctx.config.a11y?.failOn ?? ["serious", "critical"]);
   const faults = faultsOf(page, pagesUrl);
   const a11yFaults = (page.a11y ?? []).filter((v) => failOn.has(v.impact) || v.impact === "moderate");

@@ -33,7 +33,7 @@ function startFix(ctx: ValidateContext, failure: Failure): string {
   }
 }
 
-function startFailed(ctx: ValidateContext, failure: Failure): Finding {
+export function startFailed(ctx: ValidateContext, failure: Failure): Finding {
   const tail = ("logTail" in failure ? failure.logTail : []).slice(-3).join(" | ");
   return {
     severity: "fail",

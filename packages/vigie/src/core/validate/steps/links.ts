@@ -5,7 +5,7 @@ import { enabled, firstShard, type Step, type ValidateContext } from "../context
 import type { Finding } from "../findings.ts";
 import { dependencyFix, isErrorPage, originOf } from "../triage.ts";
 
-function linkFinding(ctx: ValidateContext, broken: BrokenLink): Finding {
+export function linkFinding(ctx: ValidateContext, broken: BrokenLink): Finding {
   const rule = broken.where.includes("hreflang") ? "hreflang-alternate" : "broken-link";
   const origin = originOf({ rule, page: broken.from, target: broken.where }, [], ctx.site);
   return {

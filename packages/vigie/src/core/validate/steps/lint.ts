@@ -1,7 +1,22 @@
 // Content lint: frontmatter, translations, MDX expressions, images, Mermaid.
 import { lint } from "../../lint/lint.ts";
-import { enabled, firstShard, loc, type Step } from "../context.ts";
+import type { LintProblem } from "../../lint/problem.ts";
+import { enabled, firstShard, loc, type Step, type ValidateContext } from "../context.ts";
 import type { Finding } from "../findings.ts";
+
+/** A lint problem is a finding of the file and line; a missing translation only warns. */
+export function lintFindings(ctx: ValidateContext, problems: LintProblem[]): Finding[] {
+  return problems.map(
+    (problem): Finding => ({
+      severity: problem.rule === "translation" ? "warn" : "fail",
+      tool: ctx.tool("build_lint"),
+      rule: problem.rule,
+      file: loc(problem.file, problem.line, problem.column),
+      message: `${problem.rule}: ${problem.message}`,
+      fix: problem.hint,
+    }),
+  );
+}
 
 export const lintStep: Step = {
   name: "lint",
@@ -12,16 +27,7 @@ export const lintStep: Step = {
     const only = ctx.options.changes?.files;
     const result = await lint(ctx.project, { signal: ctx.options.signal, ...(only ? { only } : {}) });
     const problems = [...(result.content?.problems ?? []), ...(result.mermaid?.problems ?? [])];
-    const findings = problems.map(
-      (problem): Finding => ({
-        severity: problem.rule === "translation" ? "warn" : "fail",
-        tool: ctx.tool("build_lint"),
-        rule: problem.rule,
-        file: loc(problem.file, problem.line, problem.column),
-        message: `${problem.rule}: ${problem.message}`,
-        fix: problem.hint,
-      }),
-    );
+    const findings = lintFindings(ctx, problems);
     return {
       status: problems.some((p) => p.rule !== "translation") ? "fail" : problems.length ? "warn" : "ok",
       summary: `${result.files} files${only ? ` (${only.length} changed)` : ""}, ${problems.length} problem${problems.length === 1 ? "" : "s"}`,

@@ -14,7 +14,7 @@ async function routesOf(ctx: ValidateContext): Promise<string[]> {
   return choice ? routes.filter((route) => choice.paths.includes(route)) : routes;
 }
 
-const figureOf = (route: string, result: PerfResult): PerfFigure => ({
+export const figureOf = (route: string, result: PerfResult): PerfFigure => ({
   page: route,
   server: result.server,
   loadMs: result.medians.loadMs,
@@ -38,8 +38,13 @@ async function measureRoute(ctx: ValidateContext, url: string, route: string): P
     return { findings: [{ severity: "warn", tool, rule: "perf", page: route, message, fix }] };
   }
   const figure = figureOf(route, result);
-  if (figure.verdict === "not_judged") return { figure, findings: [] };
-  const findings = Object.entries(result.budget).flatMap(([metric, entry]): Finding[] =>
+  return { figure, findings: figure.verdict === "not_judged" ? [] : budgetFindings(ctx, route, result) };
+}
+
+/** A finding per metric over its budget. */
+export function budgetFindings(ctx: ValidateContext, route: string, result: PerfResult): Finding[] {
+  const tool = ctx.tool("browser_perf");
+  return Object.entries(result.budget).flatMap(([metric, entry]): Finding[] =>
     !entry || entry.pass
       ? []
       : [
@@ -53,7 +58,6 @@ async function measureRoute(ctx: ValidateContext, url: string, route: string): P
           },
         ],
   );
-  return { figure, findings };
 }
 
 /** The production server measured: the one given, else the build's static server. */

@@ -9,7 +9,12 @@ async function askRoute(ctx: ValidateContext, url: string, route: string): Promi
   const response = await fetch(`${url}${route}`, { redirect: "manual", signal: AbortSignal.timeout(30_000) }).catch(
     (error: Error) => error,
   );
-  const status = response instanceof Error ? 0 : response.status;
+  return routeFinding(ctx, route, response instanceof Error ? response : response.status);
+}
+
+/** A critical route that answered 4xx or 5xx, or not at all, is a failure; any other status none. */
+export function routeFinding(ctx: ValidateContext, route: string, response: number | Error): Finding | undefined {
+  const status = response instanceof Error ? 0 : response;
   if (status !== 0 && status < 400) return undefined;
   return {
     severity: "fail",

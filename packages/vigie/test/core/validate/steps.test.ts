@@ -1,0 +1,317 @@
+// Each validate step's mapping of what a tool found to the report's findings, from fixtures
+// shaped as the core returns them (no build, no server, no browser): the severity, the tool
+// named with the project's prefix, the rule, the page or file:line, and a fix that says what
+// to do. The runs that produce those results have their own tests.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { SiteFacts } from "../../../src/core/astro/astroConfig.ts";
+import type { CrawlPage } from "../../../src/core/browser/crawl.ts";
+import type { PerfResult } from "../../../src/core/browser/perf.ts";
+import type { BuildResult } from "../../../src/core/build/build.ts";
+import type { ValidateContext } from "../../../src/core/validate/context.ts";
+import type { Finding } from "../../../src/core/validate/findings.ts";
+import { buildFindings } from "../../../src/core/validate/steps/build.ts";
+import { checkFindings } from "../../../src/core/validate/steps/check.ts";
+import { judgePage } from "../../../src/core/validate/steps/crawl.ts";
+import { startFailed } from "../../../src/core/validate/steps/dev.ts";
+import { linkFinding } from "../../../src/core/validate/steps/links.ts";
+import { lintFindings } from "../../../src/core/validate/steps/lint.ts";
+import { budgetFindings, figureOf } from "../../../src/core/validate/steps/perf.ts";
+import { routeFinding } from "../../../src/core/validate/steps/routes.ts";
+import { STARLIGHT_MARKUP } from "../../../src/core/validate/triage.ts";
+
+const SITE: SiteFacts = {
+  base: "/",
+  trailingSlash: "ignore",
+  locales: ["fr", "en"],
+  defaultLocale: "fr",
+  sitemap: true,
+  starlight: false,
+  collections: [],
+  criticalRoutes: ["/", "/en/"],
+};
+
+/** What the mappings read of a run: the tools' names under a prefix, the site, the config. */
+function context(overrides: { prefix?: string; site?: Partial<SiteFacts>; config?: ValidateContext["config"] } = {}): ValidateContext {
+  const prefix = overrides.prefix ?? "docs";
+  return {
+    tool: (id: string) => `${prefix}_${id}`,
+    site: { ...SITE, ...overrides.site },
+    config: overrides.config ?? {},
+    critical: ["/"],
+    pages: [],
+  } as unknown as ValidateContext;
+}
+
+const PAGE = "http://127.0.0.1:4321";
+
+function page(overrides: Partial<CrawlPage> = {}): CrawlPage {
+  return {
+    path: "/en/articles/a/",
+    url: `${PAGE}/en/articles/a/`,
+    status: 200,
+    errors: [],
+    warnings: [],
+    failedRequests: [],
+    mermaid: [],
+    ...overrides,
+  };
+}
+
+describe("lint", () => {
+  test("a problem fails at its file:line:column with the linter's hint; a missing translation warns", () => {
+    const findings = lintFindings(context(), [
+      {
+        file: "src/content/a.mdx",
+        line: 12,
+        column: 5,
+        rule: "mdx-expression",
+        message: "{foo bar} is not valid",
+        hint: "Write \\{ instead.",
+      },
+      { file: "src/content/fr/b.mdx", line: 1, column: 1, rule: "translation", message: "no English version", hint: "Add en/b.mdx." },
+    ]);
+    assert.deepEqual(findings[0], {
+      severity: "fail",
+      tool: "docs_build_lint",
+      rule: "mdx-expression",
+      file: "src/content/a.mdx:12:5",
+      message: "mdx-expression: {foo bar} is not valid",
+      fix: "Write \\{ instead.",
+    });
+    assert.equal(findings[1]?.severity, "warn");
+  });
+});
+
+describe("build", () => {
+  const result = (overrides: Partial<BuildResult>): BuildResult => ({
+    command: "npm run build",
+    success: true,
+    timedOut: false,
+    aborted: false,
+    exitCode: 0,
+    durationS: 9.5,
+    pageCount: 80,
+    distBytes: 1,
+    errors: [],
+    warnings: [],
+    outputTail: [],
+    report: ".opencode/reports/build.log",
+    ...overrides,
+  });
+
+  test("an error names its page and file:line; a benign notice is no finding; a warning warns", () => {
+    const { findings, warnings } = buildFindings(
+      context(),
+      result({
+        success: false,
+        exitCode: 1,
+        errors: [{ message: "foo is not defined", file: "src/content/a.mdx", line: 3, column: 1, route: "/en/articles/a" }],
+        warnings: [
+          { message: 'Module level directive "use astro:head-inject" was ignored' },
+          { message: "Some chunks are larger than 500 kB", file: "src/pages/index.astro", line: 2 },
+        ],
+      }),
+    );
+    assert.equal(warnings, 1);
+    assert.deepEqual(
+      findings.map((f) => [f.severity, f.tool, f.rule, f.page, f.file]),
+      [
+        ["fail", "docs_build_run", "build-error", "/en/articles/a/", "src/content/a.mdx:3:1"],
+        ["warn", "docs_build_run", "build-warning", undefined, "src/pages/index.astro:2"],
+      ],
+    );
+  });
+
+  test("a failed build with no error it could read says how it ended and where the log is", () => {
+    const timedOut = buildFindings(context(), result({ success: false, timedOut: true, exitCode: null, durationS: 120 })).findings;
+    assert.equal(timedOut.length, 1);
+    assert.match(timedOut[0]?.message ?? "", /timed out after 120 s/);
+    assert.match(timedOut[0]?.fix ?? "", /\.opencode\/reports\/build\.log/);
+    const exited = buildFindings(context(), result({ success: false, exitCode: 2 })).findings;
+    assert.match(exited[0]?.message ?? "", /exit 2/);
+  });
+});
+
+describe("astro check", () => {
+  test("errors warn at their file:line:column; warnings and hints are not findings", () => {
+    const findings = checkFindings(context(), [
+      {
+        file: "src/pages/index.astro",
+        line: 4,
+        column: 7,
+        severity: "error",
+        code: "ts(2322)",
+        message: "Type 'number' is not assignable to type 'string'.",
+      },
+      { file: "src/pages/index.astro", line: 9, column: 1, severity: "warning", message: "unused" },
+      { file: "src/lib/x.ts", line: 1, column: 1, severity: "hint", message: "declared but never read" },
+    ]);
+    assert.equal(findings.length, 1);
+    assert.deepEqual(
+      [findings[0]?.severity, findings[0]?.rule, findings[0]?.file, findings[0]?.tool],
+      ["warn", "type-error", "src/pages/index.astro:4:7", "docs_build_check"],
+    );
+  });
+});
+
+describe("links", () => {
+  const broken = { to: "/en/missing/", reason: "not found in dist/", where: "a[href] line 40", line: 40, pages: 1 };
+
+  test("a broken link fails on the page that has it, at the source line that writes it", () => {
+    const finding = linkFinding(context(), { ...broken, from: "/en/articles/a/", source: "src/content/en/a.mdx:14" });
+    assert.equal(finding.severity, "fail");
+    assert.equal(finding.rule, "broken-link");
+    assert.equal(finding.page, "/en/articles/a/");
+    assert.equal(finding.file, "src/content/en/a.mdx:14");
+    assert.match(finding.fix, /src\/content\/en\/a\.mdx:14/);
+  });
+
+  test("the same link on several pages says how many; an error page's alternate only warns", () => {
+    assert.match(linkFinding(context(), { ...broken, from: "/", pages: 12 }).message, /\(on 12 pages\)/);
+    const alternate = linkFinding(context(), { ...broken, from: "/404.html", where: 'link[rel=alternate][hreflang="fr"]' });
+    assert.deepEqual([alternate.rule, alternate.severity], ["hreflang-alternate", "warn"]);
+  });
+
+  test("on a Starlight site, its 404 page's alternate is the theme's, with the accept entry to add", () => {
+    const finding = linkFinding(context({ site: { starlight: true } }), {
+      ...broken,
+      from: "/404.html",
+      where: 'link[rel=alternate][hreflang="fr"]',
+    });
+    assert.equal(finding.origin, STARLIGHT_MARKUP);
+    assert.match(finding.fix, /"page": "\/404\.html"/);
+  });
+});
+
+describe("critical routes", () => {
+  test("2xx and 3xx are fine; 4xx, 5xx and no answer fail, pointing at the logs", () => {
+    const ctx = context();
+    assert.equal(routeFinding(ctx, "/", 200), undefined);
+    assert.equal(routeFinding(ctx, "/", 301), undefined);
+    const missing = routeFinding(ctx, "/en/", 404) as Finding;
+    assert.deepEqual([missing.severity, missing.rule, missing.page, missing.message], ["fail", "http-status", "/en/", "HTTP 404"]);
+    assert.match(missing.fix, /docs_dev_logs/);
+    assert.match((routeFinding(ctx, "/", new Error("connect ECONNREFUSED")) as Finding).message, /^no answer: connect ECONNREFUSED/);
+  });
+});
+
+describe("crawl", () => {
+  test("a clean page: no finding, ok", () => {
+    const { findings, line } = judgePage(context(), page(), PAGE);
+    assert.deepEqual(findings, []);
+    assert.deepEqual(line, { path: "/en/articles/a/", status: 200, ok: true, summary: "ok" });
+  });
+
+  test("each runtime fault is a finding of the page, with its source when known", () => {
+    const { findings, line } = judgePage(
+      context(),
+      page({
+        errors: ["Error: widget failed", "console error without a source"],
+        errorSources: [{ source: "src/components/Widget.astro:7" }, { sourceUnknown: "no source map" }],
+        failedRequests: [{ url: `${PAGE}/images/x.png`, status: 404, type: "image", located: { source: "src/content/en/a.mdx:20" } }],
+        mermaid: [{ diagram: 1, message: "Parse error on line 2", located: { source: "src/content/en/a.mdx:31" } }],
+      }),
+      PAGE,
+    );
+    assert.equal(line.ok, false);
+    const byRule = (rule: string) => findings.filter((f) => f.rule === rule);
+    assert.deepEqual(
+      byRule("page-error").map((f) => [f.tool, f.file, f.message]),
+      [
+        ["docs_browser_crawl", "src/components/Widget.astro:7", "Error: widget failed"],
+        ["docs_browser_crawl", undefined, "console error without a source"],
+      ],
+    );
+    assert.match(byRule("page-error")[1]?.fix ?? "", /Reproduce with docs_browser_js_errors/);
+    assert.deepEqual(
+      byRule("failed-request").map((f) => [f.message, f.file]),
+      [["404 image /images/x.png", "src/content/en/a.mdx:20"]],
+    );
+    const [diagram] = byRule("mermaid");
+    assert.equal(diagram?.tool, "docs_browser_js_errors", "a diagram's failure is js_errors' to show");
+    assert.match(diagram?.fix ?? "", /docs_build_lint/);
+    assert.ok(findings.every((f) => f.severity === "fail" && f.page === "/en/articles/a/"));
+  });
+
+  test("a page that answered 500 or never answered fails with its status", () => {
+    assert.equal(judgePage(context(), page({ status: 500 }), PAGE).findings[0]?.message, "HTTP 500");
+    assert.equal(judgePage(context(), page({ status: 0 }), PAGE).findings[0]?.message, "no answer");
+  });
+
+  test("a11y: serious and critical fail, moderate warns and leaves the page ok, minor is no finding; failOn is the config's", () => {
+    const violation = (id: string, impact: "minor" | "moderate" | "serious" | "critical") => ({
+      id,
+      impact,
+      help: `${id} help`,
+      count: 1,
+      target: "main img",
+      helpUrl: `https://dequeuniversity.com/rules/axe/4.11/${id}`,
+    });
+    const a11y = [violation("image-alt", "critical"), violation("region", "moderate"), violation("tabindex", "minor")];
+    const judged = judgePage(context(), page({ a11y }), PAGE);
+    assert.deepEqual(
+      judged.findings.map((f) => [f.rule, f.severity, f.tool]),
+      [
+        ["image-alt", "fail", "docs_browser_a11y"],
+        ["region", "warn", "docs_browser_a11y"],
+      ],
+    );
+    assert.equal(judged.line.ok, false);
+    const lenient = judgePage(
+      context({ config: { a11y: { failOn: ["critical"] } } }),
+      page({ a11y: [violation("region", "moderate")] }),
+      PAGE,
+    );
+    assert.equal(lenient.line.ok, true);
+  });
+});
+
+describe("perf", () => {
+  const result = (server: "dev" | "production"): PerfResult => ({
+    url: `${PAGE}/`,
+    runs: 5,
+    server,
+    medians: {
+      ttfbMs: 10,
+      domInteractiveMs: 50,
+      domContentLoadedMs: 60,
+      loadMs: 350,
+      lcpMs: 400,
+      cls: 0,
+      transferKb: 120,
+      requests: 9,
+      jsKb: 20,
+    },
+    budget: { loadMs: { value: 350, max: 200, pass: false }, cls: { value: 0, max: 0.1, pass: true } },
+    verdict: "over_budget",
+  });
+
+  test("a metric over budget on the production build warns with its median and budget", () => {
+    const findings = budgetFindings(context(), "/", result("production"));
+    assert.equal(findings.length, 1);
+    assert.deepEqual([findings[0]?.severity, findings[0]?.rule, findings[0]?.tool], ["warn", "perf-budget", "docs_browser_perf"]);
+    assert.equal(findings[0]?.message, "loadMs 350 over the budget of 200 (median of 5 loads)");
+    assert.equal(figureOf("/", result("production")).verdict, "over_budget");
+  });
+
+  test("dev-server timings are reported, never judged", () => {
+    assert.equal(figureOf("/", result("dev")).verdict, "not_judged");
+  });
+});
+
+describe("dev server", () => {
+  test("a start that failed names the error, the log's last lines and what to do for its reason", () => {
+    const finding = startFailed(context(), {
+      kind: "failed",
+      reason: "port-taken",
+      port: 4321,
+      error: "port 4321 is held by another program",
+      logTail: ["a", "b", "c", "d"],
+    } as never);
+    assert.equal(finding.severity, "fail");
+    assert.equal(finding.tool, "docs_dev_start");
+    assert.match(finding.message, /port 4321 is held by another program \(log: b \| c \| d\)/);
+    assert.match(finding.fix, /"dev\.port"/);
+  });
+});
