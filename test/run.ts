@@ -168,6 +168,23 @@ async function runChecks(): Promise<Outcome[]> {
   return outcomes;
 }
 
+/**
+ * The order files start in when several run at once: the longest first (by the last run's
+ * times in test-results/times.json, else the browser's files, the longest kind), so that the
+ * run does not end on one long file alone.
+ */
+function longestFirst(files: string[]): string[] {
+  let last: Record<string, number> = {};
+  try {
+    const times = JSON.parse(readFileSync(join(RESULTS, "times.json"), "utf8")) as { tiers: { files: Outcome[] }[] };
+    last = Object.fromEntries(times.tiers.flatMap((tier) => tier.files.map((file) => [file.name, file.ms])));
+  } catch {
+    // no earlier run here
+  }
+  const guess = (file: string) => last[file] ?? (file.includes("browser") ? 60_000 : 0);
+  return [...files].sort((a, b) => guess(b) - guess(a));
+}
+
 /** Runs `files` `width` at a time, in the order given. */
 async function pool(files: string[], width: number, tier: Tier, scratch: string): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
@@ -235,7 +252,7 @@ async function main(): Promise<number> {
         tier === "checks"
           ? await runChecks()
           : await pool(
-              files.filter((f) => tierOf(f) === tier),
+              WIDTH[tier] > 1 ? longestFirst(files.filter((f) => tierOf(f) === tier)) : files.filter((f) => tierOf(f) === tier),
               WIDTH[tier],
               tier,
               scratch,
