@@ -5,7 +5,7 @@
 // `node test/run.ts [checks] [fast] [e2e] [npm] [FILE...]` runs the tiers named (all of them
 // without any), in that order; `checks` is the linter and the type checks. Each test file runs
 // in its own `node --test` process group (killed whole when it overruns), fast files side by
-// side; its output is printed when it ends. The end of the run gives each tier's time, the
+// side, then the e2e and npm tiers in two lanes side by side; its output is printed when it ends. The end of the run gives each tier's time, the
 // slowest files and one closing line: "tests: N passed, N failed, N skipped". Exit 1 when
 // anything failed. The times are also written to test-results/times.json and summary.txt.
 import { type ChildProcess, spawn } from "node:child_process";
@@ -246,18 +246,23 @@ async function main(): Promise<number> {
   const results: { tier: Tier; ms: number; outcomes: Outcome[] }[] = [];
   try {
     const order = named.length ? TIERS.filter((t) => t !== "checks" && files.some((f) => tierOf(f) === t)) : tiers;
-    for (const tier of order) {
+    const runTier = async (tier: Tier) => {
       const tierStarted = Date.now();
+      const chosen = files.filter((f) => tierOf(f) === tier);
       const outcomes =
-        tier === "checks"
-          ? await runChecks()
-          : await pool(
-              WIDTH[tier] > 1 ? longestFirst(files.filter((f) => tierOf(f) === tier)) : files.filter((f) => tierOf(f) === tier),
-              WIDTH[tier],
-              tier,
-              scratch,
-            );
+        tier === "checks" ? await runChecks() : await pool(WIDTH[tier] > 1 ? longestFirst(chosen) : chosen, WIDTH[tier], tier, scratch);
       results.push({ tier, ms: Date.now() - tierStarted, outcomes });
+    };
+    // The e2e and npm tiers run side by side, one file of each at a time: an npm file spends
+    // much of its time installing and waiting on servers, which the other lane's file uses.
+    // VIGIE_TEST_LANES=1 runs them one after the other.
+    const together: Tier[] = process.env.VIGIE_TEST_LANES === "1" ? [] : ["e2e", "npm"];
+    for (const tier of order) {
+      if (together.includes(tier) && order.includes(together[0] as Tier) && order.includes(together[1] as Tier)) {
+        if (tier === together[0]) await Promise.all(together.map(runTier));
+        continue;
+      }
+      await runTier(tier);
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
