@@ -174,7 +174,14 @@ async function callTool(words: string[], leading: string | undefined): Promise<n
   const { serialize } = await import("../core/answer.ts");
   let answer: Answer;
   try {
-    answer = await runTool(definition, args, { project, signal: controller.signal, progress, prefix: prefixOf(project) });
+    answer = await runTool(definition, args, {
+      project,
+      signal: controller.signal,
+      progress,
+      prefix: prefixOf(project),
+      // A flag typed on a command line that the tool does not know is a mistake, not a client's addition.
+      unknownArguments: "refuse",
+    });
   } finally {
     if (shown) process.stderr.write("\r\x1b[K");
     // Chromium is closed now, not after its idle period: the process ends at once.

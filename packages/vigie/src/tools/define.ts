@@ -19,6 +19,12 @@ export interface ToolContext {
    * `vigie init --prefix`); runTool writes the names in every answer with it.
    */
   prefix?: string;
+  /**
+   * What an argument the tool does not know does: ignored and named in the answer's
+   * `ignoredArguments` (default: clients add their own, such as Gemini CLI's
+   * `wait_for_previous`), or refused (the CLI: a typed flag that does nothing is a mistake).
+   */
+  unknownArguments?: "ignore" | "refuse";
 }
 
 export type ToolGroup = "dev" | "build" | "browser";

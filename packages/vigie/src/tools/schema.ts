@@ -22,7 +22,8 @@ const schemas = new WeakMap<ToolDefinition, ArgumentsSchema>();
 
 /**
  * The arguments a caller may send, built from the definition's `args(z)`. Kept small: no
- * `$schema` key and no `additionalProperties` (runTool refuses an unknown argument by name).
+ * `$schema` key and no `additionalProperties` (runTool ignores an unknown argument and names it in
+ * the answer, `ignoredArguments`).
  */
 export function argumentsSchema(definition: ToolDefinition): ArgumentsSchema {
   let schema = schemas.get(definition);

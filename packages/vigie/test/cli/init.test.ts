@@ -132,10 +132,34 @@ describe("tool names under the project's prefix", () => {
     assert.ok(status);
     const answer = await runTool(status, {}, { project, prefix: "docs" });
     assert.match(String(answer.hint), /docs_dev_start/);
-    const bad = await runTool(status, { nope: 1 }, { project, prefix: "docs" });
+    const bad = await runTool(status, { nope: 1 }, { project, prefix: "docs", unknownArguments: "refuse" });
     assert.match(String(bad.error), /^docs_dev_status: unknown argument "nope"/);
-    assert.deepEqual(renameTools({ a: ["call blog_build_lint"] }, "docs"), { a: ["call docs_build_lint"] });
+    const ignored = await runTool(status, { nope: 1 }, { project, prefix: "docs" });
+    assert.deepEqual(ignored.ignoredArguments, ["nope"]);
+    assert.deepEqual(renameTools({ hint: ["call blog_build_lint"] }, "docs"), { hint: ["call docs_build_lint"] });
     assert.equal(renameTools("myblog_dev_start stays", "docs"), "myblog_dev_start stays");
+  });
+
+  test("a custom prefix renames vigie's tool names, never the project's data", () => {
+    const answer = {
+      error: "the build failed at src/content/blog_build_notes.md",
+      hint: "Fix it, then blog_build_run; blog_build_lint finds most faults.",
+      log: "tail: blog_build_run done",
+      file: "src/pages/blog_dev_start.astro",
+      errors: [{ message: "blog_dev_start is not defined", hint: "see blog_dev_logs" }],
+      findings: [{ tool: "blog_browser_crawl", message: "blog_browser_crawl in text", fix: "call blog_browser_js_errors." }],
+      path: "/blog_dev_start/",
+    };
+    assert.deepEqual(renameTools(answer, "docs"), {
+      error: "the build failed at src/content/blog_build_notes.md",
+      hint: "Fix it, then docs_build_run; docs_build_lint finds most faults.",
+      log: "tail: blog_build_run done",
+      file: "src/pages/blog_dev_start.astro",
+      errors: [{ message: "blog_dev_start is not defined", hint: "see docs_dev_logs" }],
+      findings: [{ tool: "docs_browser_crawl", message: "blog_browser_crawl in text", fix: "call docs_browser_js_errors." }],
+      path: "/blog_dev_start/",
+    });
+    assert.equal(renameTools("blog_build_notes and blog_build_run", "docs"), "blog_build_notes and docs_build_run");
   });
 });
 
