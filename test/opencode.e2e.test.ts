@@ -5,8 +5,12 @@
 // is offered are compared with opencode-tools.snapshot.json beside this file: a run with
 // UPDATE_SNAPSHOTS=1 rewrites it (review its diff, then commit it).
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { toolFile } from "../packages/vigie/src/cli/init.ts";
 import { BLOG_ROOT } from "../packages/vigie/test/support/blog.ts";
 import { matchSnapshot } from "../packages/vigie/test/support/snapshot.ts";
 import { type OpenCodeServer, type ScriptedModel, scriptedProvider, startOpenCode, startScriptedModel } from "./support/opencode.ts";
@@ -142,5 +146,68 @@ describe("OpenCode loads the project", () => {
     const result = model.requests.flatMap((request) => request.messages).find((message) => message.role === "tool");
     assert.ok(result, "the tool's result went back to the model");
     assert.match(JSON.stringify(result.content), /running/);
+  });
+});
+
+/**
+ * A project whose node_modules has vigie (a copy of the package, so that its imports resolve
+ * from the project) and vigie's dependencies, but not @opencode-ai/plugin: the tool files
+ * that `vigie init` writes.
+ */
+function projectWithoutPlugin(): string {
+  const root = mkdtempSync(join(tmpdir(), "vigie-no-plugin-"));
+  execFileSync("git", ["init", "--quiet", root], { stdio: "ignore", timeout: 30_000 });
+  writeFileSync(join(root, "package.json"), JSON.stringify({ name: "no-plugin", private: true, type: "module" }));
+  const source = join(BLOG_ROOT, "packages", "vigie");
+  const vigie = join(root, "node_modules", "vigie");
+  mkdirSync(vigie, { recursive: true });
+  cpSync(join(source, "package.json"), join(vigie, "package.json"));
+  cpSync(join(source, "src"), join(vigie, "src"), { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(source, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+  for (const name of Object.keys(manifest.dependencies)) {
+    const link = join(root, "node_modules", name);
+    mkdirSync(join(link, ".."), { recursive: true });
+    symlinkSync(join(BLOG_ROOT, "node_modules", name), link);
+  }
+  for (const group of ["dev", "build", "browser"] as const) {
+    mkdirSync(join(root, ".opencode", "tools"), { recursive: true });
+    writeFileSync(join(root, ".opencode", "tools", `blog_${group}.ts`), toolFile(group, "blog"));
+  }
+  return root;
+}
+
+describe("OpenCode loads the tool files of `vigie init` in a project without @opencode-ai/plugin", () => {
+  let root = "";
+  let model: ScriptedModel | undefined;
+  let opencode: OpenCodeServer | undefined;
+
+  before(async () => {
+    root = projectWithoutPlugin();
+    model = await startScriptedModel("blog_dev_status", { wait_for_previous: true });
+    opencode = await startOpenCode(root, scriptedProvider(model.baseURL));
+  });
+
+  after(async () => {
+    await opencode?.stop();
+    await model?.close();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  test("the fifteen tools are listed and one runs, naming the argument it ignored", async () => {
+    assert.ok(opencode && model);
+    const ids = await opencode.request<string[]>("GET", "/experimental/tool/ids", root);
+    const missing = BLOG_TOOLS.filter((name) => !ids.includes(name));
+    assert.deepEqual(missing, [], `missing: ${missing.join(", ")}\n${opencode.output().slice(-3000)}`);
+    const session = await opencode.request<{ id: string }>("POST", "/session", root, {});
+    await opencode.request("POST", `/session/${session.id}/message`, root, {
+      model: { providerID: "scripted", modelID: "scripted-model" },
+      parts: [{ type: "text", text: "Is the dev server running?" }],
+    });
+    const messages = await opencode.request<Message[]>("GET", `/session/${session.id}/message`, root);
+    const call = messages.flatMap((message) => message.parts).find((part) => part.type === "tool" && part.tool === "blog_dev_status");
+    assert.equal(call?.state?.status, "completed", `${call?.state?.error ?? ""}\n${opencode.output().slice(-2000)}`);
+    const answer = JSON.parse(call?.state?.output ?? "") as Record<string, unknown>;
+    assert.equal(answer.running, false);
+    assert.deepEqual(answer.ignoredArguments, ["wait_for_previous"]);
   });
 });

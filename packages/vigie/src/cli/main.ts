@@ -17,7 +17,7 @@ Usage:
   vigie <tool> --help               what the tool does and its arguments
   vigie list [--json]               the tools and what they do (--json: as MCP lists them)
   vigie mcp                         serve every tool over MCP on stdin/stdout
-  vigie init [--prefix blog] [--mcp claude|cursor] [--force]
+  vigie init [--prefix blog] [--mcp claude|cursor|gemini|codex] [--force]
                                     install vigie into this Astro project (OpenCode tools,
                                     validator agent, vigie.config.json, .gitignore)
   vigie doctor [--json]             what vigie finds here (Node, Astro, Chromium, site,

@@ -106,10 +106,40 @@ describe("vigie init", () => {
     const project = projectAt(root);
     assert.equal(outcomes(init(project, { mcp: "claude" }))[".mcp.json"], "updated");
     const config = JSON.parse(readFileSync(join(root, ".mcp.json"), "utf8")) as { mcpServers: Record<string, unknown> };
-    assert.deepEqual(config.mcpServers, { other, vigie: { command: "npx", args: ["vigie", "mcp"] } });
+    assert.deepEqual(config.mcpServers, { other, vigie: { command: "npx", args: ["--no-install", "vigie", "mcp"] } });
     assert.equal(outcomes(init(project, { mcp: "claude" }))[".mcp.json"], "unchanged");
     assert.equal(outcomes(init(project, { mcp: "cursor" }))[join(".cursor", "mcp.json")], "created");
     assert.ok(existsSync(join(root, ".cursor", "mcp.json")));
+  });
+
+  test("--mcp claude|cursor|gemini|codex: each client's own file or command, a server that never fetches, what the user is asked", () => {
+    const root = site({ ...BILINGUAL, ".gemini/settings.json": JSON.stringify({ theme: "dark" }) });
+    const project = projectAt(root);
+    const read = (path: string) =>
+      JSON.parse(readFileSync(join(root, path), "utf8")) as { mcpServers: Record<string, { command: string; args: string[] }> };
+    const claude = init(project, { mcp: "claude" });
+    assert.match(claude.next.join("\n"), /approve the project's MCP server "vigie"/);
+    const cursor = init(project, { mcp: "cursor" });
+    assert.deepEqual(read(join(".cursor", "mcp.json")).mcpServers.vigie, {
+      command: "\u0024{workspaceFolder}/node_modules/.bin/vigie",
+      args: ["mcp", "--project", "\u0024{workspaceFolder}"],
+    });
+    assert.match(cursor.next.join("\n"), /MCP settings/);
+    const gemini = init(project, { mcp: "gemini" });
+    assert.equal(outcomes(gemini)[join(".gemini", "settings.json")], "updated");
+    const settings = read(join(".gemini", "settings.json")) as unknown as { theme: string; mcpServers: Record<string, unknown> };
+    assert.equal(settings.theme, "dark", "the user's settings are kept");
+    assert.deepEqual(settings.mcpServers.vigie, { command: "npx", args: ["--no-install", "vigie", "mcp"] });
+    assert.match(gemini.next.join("\n"), /trust the folder/);
+    const codex = init(project, { mcp: "codex" });
+    assert.ok(!codex.files.some((file) => file.path.includes("codex")), "Codex gets a command, no file");
+    const command = codex.next.find((line) => line.startsWith("codex mcp add"));
+    assert.equal(command, `codex mcp add vigie -- ${join(root, "node_modules", ".bin", "vigie")} mcp --project ${root}`);
+    // No server command may fetch a package: npx always with --no-install, else an absolute bin.
+    for (const path of [".mcp.json", join(".cursor", "mcp.json"), join(".gemini", "settings.json")]) {
+      const { command: bin, args } = read(path).mcpServers.vigie ?? { command: "", args: [] };
+      assert.ok(bin === "npx" ? args[0] === "--no-install" : bin.endsWith("/node_modules/.bin/vigie"), `${path}: ${bin} ${args.join(" ")}`);
+    }
   });
 
   test("a prefix that is not a lower-case word is refused, naming what is accepted", () => {
