@@ -18,6 +18,7 @@ import { DEFAULT_PREFIX, prefixedToolName } from "../tools/define.ts";
 import { registry } from "../tools/registry.ts";
 import { prefixOf, renameTools, runTool } from "../tools/run.ts";
 import { argumentsSchema } from "../tools/schema.ts";
+import { ClientSession } from "../tools/session.ts";
 
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
@@ -91,7 +92,18 @@ function result(answer: Answer, project: Project): CallToolResult {
   };
 }
 
-/** An MCP server over the registry; `connect` it to a transport. */
+/** The session of each server createMcpServer made: what its client started. */
+const sessions = new WeakMap<Server, ClientSession>();
+
+/**
+ * Stops the dev servers this MCP server's client started (blog_dev_start) and has not
+ * stopped; a server that was running before is left alone. Call it when the client is gone.
+ */
+export function closeMcpSession(server: Server): Promise<string[]> {
+  return sessions.get(server)?.close() ?? Promise.resolve([]);
+}
+
+/** An MCP server over the registry; `connect` it to a transport, and `closeMcpSession` it when the client leaves. */
 export function createMcpServer(project: Project, prefix: string = prefixOf(project)): Server {
   const server = new Server(
     { name: "vigie", version: VERSION },
@@ -102,6 +114,8 @@ export function createMcpServer(project: Project, prefix: string = prefixOf(proj
         `and pages checked in a real headless Chromium (${prefix}_browser_*). Answers are compact JSON; long output goes to a file whose path the answer gives.`,
     },
   );
+  const session = new ClientSession("this MCP session");
+  sessions.set(server, session);
   const tools = mcpTools(prefix);
   const byName = new Map(registry.map((definition) => [prefixedToolName(definition, prefix), definition]));
 
@@ -130,14 +144,15 @@ export function createMcpServer(project: Project, prefix: string = prefixOf(proj
               })
               .catch(() => undefined);
           };
-    return result(await runTool(definition, args ?? {}, { project, signal: extra.signal, progress, prefix }), project);
+    return result(await runTool(definition, args ?? {}, { project, signal: extra.signal, progress, prefix, session }), project);
   });
   return server;
 }
 
 /**
  * Serves the registry on stdin/stdout until the client closes stdin or the process gets
- * SIGTERM, SIGINT or SIGHUP; then closes the browser and resolves.
+ * SIGTERM, SIGINT or SIGHUP; then stops the dev servers this session started, closes the
+ * browser and resolves.
  */
 export async function serveMcp(project: Project): Promise<void> {
   // stdout carries the protocol: anything else printed goes to stderr.
@@ -152,6 +167,8 @@ export async function serveMcp(project: Project): Promise<void> {
     process.stderr.write(`vigie mcp: ${reason}, closing\n`);
     void (async () => {
       await server.close().catch(() => undefined);
+      const stopped = await closeMcpSession(server);
+      if (stopped.length) process.stderr.write(`vigie mcp: stopped the dev server this session started: ${stopped.join(", ")}\n`);
       await sharedSession()
         .close()
         .catch(() => undefined);

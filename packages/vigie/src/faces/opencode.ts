@@ -12,12 +12,21 @@ import { resolveProject } from "../core/project.ts";
 import { DEFAULT_PREFIX, PREFIX_PATTERN, type ToolGroup } from "../tools/define.ts";
 import { toolsOf } from "../tools/registry.ts";
 import { renameTools, runToolText } from "../tools/run.ts";
+import { ClientSession } from "../tools/session.ts";
 
 /** The zod the argument schemas are built with: the plugin's copy when the project has it. */
 const zod: typeof z = await import("@opencode-ai/plugin").then(
   (plugin) => plugin.tool.schema as unknown as typeof z,
   () => z,
 );
+
+/**
+ * What this OpenCode process started: on its exit, the dev servers it started get SIGTERM
+ * (their own process groups; a server that ran before is left alone). Listening to the
+ * exit event only: a signal listener would keep OpenCode from ending on that signal.
+ */
+const session = new ClientSession("this OpenCode process");
+process.once("exit", () => session.closeNow());
 
 /** The part of OpenCode's tool context vigie reads. */
 export interface OpenCodeContext {
@@ -56,6 +65,7 @@ export function openCodeTools(group: ToolGroup, options: OpenCodeToolsOptions = 
           ...(context?.abort ? { signal: context.abort } : {}),
           progress: (message, detail) => context?.metadata?.({ title: message, metadata: detail ?? {} }),
           prefix,
+          session,
         }),
     };
   }

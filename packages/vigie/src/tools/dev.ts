@@ -30,7 +30,16 @@ const start = defineTool({
       ...args,
       signal: context.signal,
     });
-    return (await answers()).startAnswer(result);
+    const answer = (await answers()).startAnswer(result);
+    if (result.kind === "failed") return answer;
+    const { session } = context;
+    if (session && result.kind === "started") session.started(context.project, result.pid);
+    answer.lifetime = session?.owns(context.project, result.pid)
+      ? `stopped when ${session.name} ends (or by blog_dev_stop)`
+      : session
+        ? `started before ${session.name}: left running when it ends (blog_dev_stop stops it)`
+        : "runs until blog_dev_stop";
+    return answer;
   },
 });
 
@@ -46,6 +55,7 @@ const stop = defineTool({
   }),
   run: async (args, context) => {
     const result = await (await import("../core/devServer/stop.ts")).stopDevServer(context.project, args);
+    if (result.kind === "stopped") context.session?.forget(context.project);
     return (await answers()).stopAnswer(result);
   },
 });

@@ -106,7 +106,7 @@ export async function runTool(definition: ToolDefinition, raw: unknown, context:
  * finding's tool and fix). Every other field holds the project's data (paths, log lines,
  * page errors) and is never rewritten.
  */
-const NAMING_FIELDS = new Set(["hint", "note", "error", "stale", "tool", "fix"]);
+const NAMING_FIELDS = new Set(["hint", "note", "error", "stale", "tool", "fix", "lifetime"]);
 
 /** The fifteen canonical names (blog_dev_start...), whole words only; built on first use. */
 let canonicalNames: RegExp | undefined;
