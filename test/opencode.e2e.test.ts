@@ -11,9 +11,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { toolFile } from "../packages/vigie/src/cli/init.ts";
-import { BLOG_ROOT } from "../packages/vigie/test/support/blog.ts";
+import { BLOG_ROOT, type BlogCopy, copyBlog, freePort } from "../packages/vigie/test/support/blog.ts";
 import { matchSnapshot } from "../packages/vigie/test/support/snapshot.ts";
-import { type OpenCodeServer, type ScriptedModel, scriptedProvider, startOpenCode, startScriptedModel } from "./support/opencode.ts";
+import {
+  copyOpenCodeSetup,
+  type OpenCodeServer,
+  type ScriptedModel,
+  scriptedProvider,
+  startOpenCode,
+  startScriptedModel,
+} from "./support/opencode.ts";
 
 /** The blog_* definitions as OpenCode sends them to a model; `UPDATE_SNAPSHOTS=1` rewrites it. */
 const SNAPSHOT = join(import.meta.dirname, "opencode-tools.snapshot.json");
@@ -209,5 +216,60 @@ describe("OpenCode loads the tool files of `vigie init` in a project without @op
     const answer = JSON.parse(call?.state?.output ?? "") as Record<string, unknown>;
     assert.equal(answer.running, false);
     assert.deepEqual(answer.ignoredArguments, ["wait_for_previous"]);
+  });
+});
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("a dev server an OpenCode process started ends with it", { timeout: 240_000 }, () => {
+  let copy: BlogCopy | undefined;
+  let model: ScriptedModel | undefined;
+  let opencode: OpenCodeServer | undefined;
+  let devPid = 0;
+
+  before(async () => {
+    copy = copyBlog("opencode-exit");
+    copyOpenCodeSetup(copy.root);
+    model = await startScriptedModel("blog_dev_start", { port: await freePort() });
+    opencode = await startOpenCode(copy.root, scriptedProvider(model.baseURL));
+  });
+
+  after(async () => {
+    await opencode?.stop();
+    await model?.close();
+    if (devPid && groupAlive(devPid)) process.kill(-devPid, "SIGKILL");
+    copy?.remove();
+  });
+
+  test("blog_dev_start says so, and the server's group is gone once OpenCode has exited", async () => {
+    assert.ok(opencode && copy);
+    const root = copy.root;
+    const session = await opencode.request<{ id: string }>("POST", "/session", root, {});
+    await opencode.request(
+      "POST",
+      `/session/${session.id}/message`,
+      root,
+      { model: { providerID: "scripted", modelID: "scripted-model" }, parts: [{ type: "text", text: "Start the dev server." }] },
+      180_000,
+    );
+    const messages = await opencode.request<Message[]>("GET", `/session/${session.id}/message`, root);
+    const call = messages.flatMap((message) => message.parts).find((part) => part.type === "tool" && part.tool === "blog_dev_start");
+    assert.equal(call?.state?.status, "completed", `${call?.state?.error ?? ""}\n${opencode.output().slice(-2000)}`);
+    const answer = JSON.parse(call?.state?.output ?? "") as Record<string, unknown>;
+    assert.equal(answer.status, "started", call?.state?.output);
+    assert.match(String(answer.lifetime), /stopped when this OpenCode process ends/);
+    devPid = Number(answer.pid);
+    assert.ok(groupAlive(devPid));
+    await opencode.stop();
+    const deadline = Date.now() + 20_000;
+    while (groupAlive(devPid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok(!groupAlive(devPid), "the dev server's process group outlived OpenCode");
   });
 });

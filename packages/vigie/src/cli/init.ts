@@ -1,5 +1,5 @@
 // `vigie init`: installs the harness into an Astro project. Writes the three OpenCode tool
-// files, a validator agent written for the site, vigie.config.json with what it detected,
+// files, a validator agent written for the site, the Agent Skill for agents with a shell, vigie.config.json with what it detected,
 // the runtime files in .gitignore and, on request, an MCP client's configuration.
 // It never overwrites a file the user changed without --force: a file it wrote earlier is
 // recognised by the hash recorded in .opencode/vigie-init.json (or by being exactly what it
@@ -13,6 +13,7 @@ import { DEFAULT_PREFIX, PREFIX_PATTERN, type ToolGroup } from "../tools/define.
 import { toolsOf } from "../tools/registry.ts";
 import { type FlagSpec, parseFlags, projectAt, UsageError } from "./flags.ts";
 import { validatorAgent } from "./init/agent.ts";
+import { SKILL_FILES, skillFile } from "./init/skill.ts";
 import { readSite, type SiteSummary } from "./site.ts";
 
 /**
@@ -168,6 +169,7 @@ export function init(project: Project, options: InitOptions = {}): InitResult {
   for (const group of ["dev", "build", "browser"] as const)
     ours(join(".opencode", "tools", `${prefix}_${group}.ts`), toolFile(group, prefix));
   ours(join(".opencode", "agents", `${prefix}-validator.md`), validatorAgent(prefix, site));
+  for (const path of SKILL_FILES) ours(path, skillFile(prefix, site));
   ours(CONFIG_FILE, configFile(prefix, site));
   const config = files.at(-1);
   if (config?.outcome === "kept") {
@@ -197,6 +199,7 @@ export function init(project: Project, options: InitOptions = {}): InitResult {
 
   const next = [
     "npx vigie validate   # the whole check, without a model: PASS, WARN or FAIL",
+    '# agents with a shell (Claude Code, Codex, Gemini CLI, OpenCode) find the skill "vigie" in .claude/skills/ and .agents/skills/',
     `opencode             # with OpenCode: the ${prefix}_* tools load from .opencode/tools/; ask @${prefix}-validator`,
   ];
   if (setup?.command) next.push(setup.command(project.root));
@@ -229,7 +232,8 @@ function mcpConfig(project: Project, client: McpClient, force: boolean): InitRes
 const USAGE = `vigie init [--prefix NAME] [--mcp claude|cursor|gemini|codex] [--force] [--json] [--project DIR]
 
 Installs vigie into the Astro project: .opencode/tools/<prefix>_{dev,build,browser}.ts,
-.opencode/agents/<prefix>-validator.md, vigie.config.json, .gitignore lines, and with --mcp
+.opencode/agents/<prefix>-validator.md, the Agent Skill "vigie" (.claude/skills/vigie/SKILL.md
+and .agents/skills/vigie/SKILL.md), vigie.config.json, .gitignore lines, and with --mcp
 the MCP server in Claude Code's .mcp.json, Cursor's .cursor/mcp.json or Gemini CLI's
 .gemini/settings.json (Codex: the one command that adds it).
 --prefix   the tools' names start with it (default blog: blog_dev_start...)

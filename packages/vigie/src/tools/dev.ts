@@ -29,6 +29,8 @@ const start = defineTool({
       ...(config.dev?.port !== undefined ? { port: config.dev.port } : {}),
       ...args,
       signal: context.signal,
+      // Started for a client (MCP, OpenCode): it must not outlive that process.
+      ...(context.session ? { ownerPid: process.pid } : {}),
     });
     const answer = (await answers()).startAnswer(result);
     if (result.kind === "failed") return answer;

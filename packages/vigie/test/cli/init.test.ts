@@ -42,7 +42,7 @@ export const collections = { posts };`,
 const outcomes = (result: ReturnType<typeof init>) => Object.fromEntries(result.files.map((file) => [file.path, file.outcome]));
 
 describe("vigie init", () => {
-  test("writes the tool files, the agent for this site, the config and .gitignore; a second run changes nothing", () => {
+  test("writes the tool files, the agent for this site, the skill, the config and .gitignore; a second run changes nothing", () => {
     const root = site({ ...BILINGUAL, ".gitignore": "node_modules/\n" });
     const project = projectAt(root);
     const first = init(project, { prefix: "docs" });
@@ -51,9 +51,18 @@ describe("vigie init", () => {
       ".opencode/tools/docs_build.ts": "created",
       ".opencode/tools/docs_browser.ts": "created",
       ".opencode/agents/docs-validator.md": "created",
+      ".claude/skills/vigie/SKILL.md": "created",
+      ".agents/skills/vigie/SKILL.md": "created",
       "vigie.config.json": "created",
       ".gitignore": "updated",
     });
+    // The skill: frontmatter an Agent Skill needs, the command-line loop, the project's tool names.
+    const skill = readFileSync(join(root, ".claude/skills/vigie/SKILL.md"), "utf8");
+    assert.match(skill, /^---\nname: vigie\ndescription: >-\n {2}\S/);
+    assert.match(skill, /npx vigie validate --changed/);
+    assert.match(skill, /npx vigie js_errors --path \//);
+    assert.match(skill, /docs_browser_crawl/);
+    assert.equal(readFileSync(join(root, ".agents/skills/vigie/SKILL.md"), "utf8"), skill);
     const dev = readFileSync(join(root, ".opencode/tools/docs_dev.ts"), "utf8");
     assert.match(dev, /import \{ openCodeTools \} from "vigie\/opencode";/);
     assert.match(dev, /export const \{ start, stop, status, logs, http_get \} = openCodeTools\("dev", \{ prefix: "docs" \}\);/);
