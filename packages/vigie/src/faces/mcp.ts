@@ -17,16 +17,10 @@ import type { ToolContext, ToolDefinition } from "../tools/define.ts";
 import { DEFAULT_PREFIX, prefixedToolName } from "../tools/define.ts";
 import { registry } from "../tools/registry.ts";
 import { prefixOf, renameTools, runTool } from "../tools/run.ts";
-import { argumentsSchema } from "../tools/schema.ts";
+import { answerSchema, argumentsSchema } from "../tools/schema.ts";
 import { ClientSession } from "../tools/session.ts";
 
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
-
-/**
- * Every answer is one JSON object (its fields differ by tool: DESIGN.md's tool contract);
- * the smallest schema that says so keeps the tool list near 8 KB.
- */
-const OUTPUT_SCHEMA = { type: "object" } as const;
 
 /**
  * MCP's defaults are the opposite of ours (not read-only, destructive, not idempotent): say
@@ -45,7 +39,7 @@ export function mcpTools(prefix: string = DEFAULT_PREFIX): Tool[] {
     title: definition.title,
     description: renameTools(definition.description, prefix),
     inputSchema: argumentsSchema(definition),
-    outputSchema: OUTPUT_SCHEMA,
+    outputSchema: answerSchema(definition),
     annotations: annotations(definition),
   }));
 }

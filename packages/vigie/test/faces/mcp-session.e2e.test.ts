@@ -9,6 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { Answer } from "../../src/core/answer.ts";
 import { findTool } from "../../src/tools/registry.ts";
 import { runTool } from "../../src/tools/run.ts";
+import { assertAnswerMatches } from "../support/answers.ts";
 import { type BlogCopy, copyBlog, freePort } from "../support/blog.ts";
 
 const MAIN = join(import.meta.dirname, "..", "..", "src", "cli", "main.ts");
@@ -44,6 +45,7 @@ async function startThenLeave(root: string, port: number): Promise<Answer> {
   const mcpPid = transport.pid ?? 0;
   try {
     const result = await client.callTool({ name: "blog_dev_start", arguments: { port } }, undefined, { timeout: 120_000 });
+    assertAnswerMatches("blog_dev_start", result.structuredContent);
     return result.structuredContent as Answer;
   } finally {
     await client.close();
@@ -90,6 +92,7 @@ describe("an MCP client that leaves without stopping", { timeout: 300_000 }, () 
     copies.push(copy);
     const port = await freePort();
     const before = await runTool(start, { port }, { project: copy });
+    assertAnswerMatches(start, before);
     assert.equal(before.status, "started", JSON.stringify(before));
     assert.equal(before.lifetime, "runs until blog_dev_stop");
     const answer = await startThenLeave(copy.root, port);
@@ -97,6 +100,7 @@ describe("an MCP client that leaves without stopping", { timeout: 300_000 }, () 
     assert.match(String(answer.lifetime), /left running when it ends/);
     assert.ok(groupAlive(Number(before.pid)), "still running after the client left");
     const stopped = await runTool(stop, {}, { project: copy });
+    assertAnswerMatches(stop, stopped);
     assert.equal(stopped.stopped, true, JSON.stringify(stopped));
   });
 });

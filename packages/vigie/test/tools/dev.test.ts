@@ -9,15 +9,18 @@ import { type Answer, MAX_ANSWER_BYTES } from "../../src/core/answer.ts";
 import { projectAt } from "../../src/core/project.ts";
 import { devTools } from "../../src/tools/dev.ts";
 import { parseArgs, runTool } from "../../src/tools/run.ts";
+import { assertAnswerMatches } from "../support/answers.ts";
 import { FIXTURES_DIR } from "../support/blog.ts";
 
 const root = join(FIXTURES_DIR, `dev-tools-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
 const project = projectAt(root);
 
-function call(name: string, args: unknown): Promise<Answer> {
+async function call(name: string, args: unknown): Promise<Answer> {
   const definition = devTools.find((tool) => tool.exportName === name);
   assert.ok(definition, name);
-  return runTool(definition, args, { project });
+  const answer = await runTool(definition, args, { project });
+  assertAnswerMatches(definition, answer);
+  return answer;
 }
 
 function assertError(answer: Answer, argument: string | RegExp, why?: RegExp): void {
