@@ -3,13 +3,22 @@
 // because the argument schemas are already JSON schema (built with zod 4 from `args(z)`).
 // Each tool has a title and annotations (from its definition), an output schema; each
 // result has the answer as structuredContent beside its text, and a resource_link to every
-// file the answer names (reports, logs, screenshots).
-import { existsSync, readFileSync } from "node:fs";
+// file the answer names (reports, logs, screenshots), which resources/read then reads.
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, extname, isAbsolute, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { type Answer, errorAnswer, serialize } from "../core/answer.ts";
 import { sharedSession } from "../core/browser/session.ts";
 import type { Project } from "../core/project.ts";
@@ -56,8 +65,16 @@ const MIME_TYPES: Record<string, string> = {
   ".html": "text/html",
 };
 
-/** A resource_link for each file the answer names that exists (paths relative to the project root). */
-function fileLinks(answer: Answer, project: Project): CallToolResult["content"] {
+/** The largest file resources/read sends. */
+const MAX_RESOURCE_BYTES = 8 * 1024 * 1024;
+
+function mimeOf(path: string): { mimeType?: string } {
+  const mimeType = MIME_TYPES[extname(path).toLowerCase()];
+  return mimeType ? { mimeType } : {};
+}
+
+/** A resource_link for each file the answer names that exists (paths relative to the project root); `linked` gets their paths. */
+function fileLinks(answer: Answer, project: Project, linked: Set<string>): CallToolResult["content"] {
   const links: CallToolResult["content"] = [];
   const seen = new Set<string>();
   for (const field of FILE_FIELDS) {
@@ -66,6 +83,7 @@ function fileLinks(answer: Answer, project: Project): CallToolResult["content"] 
     const path = isAbsolute(value) ? value : resolve(project.root, value);
     if (seen.has(path) || !existsSync(path)) continue;
     seen.add(path);
+    linked.add(path);
     const mimeType = MIME_TYPES[extname(path).toLowerCase()];
     links.push({
       type: "resource_link",
@@ -78,9 +96,9 @@ function fileLinks(answer: Answer, project: Project): CallToolResult["content"] 
   return links;
 }
 
-function result(answer: Answer, project: Project): CallToolResult {
+function result(answer: Answer, project: Project, linked: Set<string>): CallToolResult {
   return {
-    content: [{ type: "text", text: serialize(answer) }, ...fileLinks(answer, project)],
+    content: [{ type: "text", text: serialize(answer) }, ...fileLinks(answer, project, linked)],
     structuredContent: answer,
     ...("error" in answer ? { isError: true } : {}),
   };
@@ -102,7 +120,7 @@ export function createMcpServer(project: Project, prefix: string = prefixOf(proj
   const server = new Server(
     { name: "vigie", version: VERSION },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, resources: {} },
       instructions:
         `Tools on the web project at ${project.root}: its dev server (${prefix}_dev_*), build and content checks (${prefix}_build_*), ` +
         `and pages checked in a real headless Chromium (${prefix}_browser_*). Answers are compact JSON; long output goes to a file whose path the answer gives.`,
@@ -115,11 +133,41 @@ export function createMcpServer(project: Project, prefix: string = prefixOf(proj
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
 
+  // The files answers linked (resource_link) in this session, readable with resources/read.
+  const linked = new Set<string>();
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [...linked]
+      .filter((path) => existsSync(path))
+      .map((path) => ({ uri: pathToFileURL(path).href, name: basename(path), ...mimeOf(path) })),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    const { uri } = request.params;
+    let path = "";
+    try {
+      path = fileURLToPath(uri);
+    } catch {
+      // not a file: URI
+    }
+    if (!linked.has(path) || !existsSync(path))
+      throw new McpError(ErrorCode.InvalidParams, `${uri}: not a file an answer of this session linked (or it is gone)`);
+    if (statSync(path).size > MAX_RESOURCE_BYTES)
+      throw new McpError(ErrorCode.InvalidParams, `${uri}: larger than ${MAX_RESOURCE_BYTES} bytes; read it from the disk`);
+    const { mimeType } = mimeOf(path);
+    const content = readFileSync(path);
+    return {
+      contents: [
+        mimeType === "image/png" || mimeType === undefined
+          ? { uri, ...(mimeType ? { mimeType } : {}), blob: content.toString("base64") }
+          : { uri, mimeType, text: content.toString("utf8") },
+      ],
+    };
+  });
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args, _meta } = request.params;
     const definition = byName.get(name);
     if (!definition) {
-      return result(errorAnswer(`unknown tool "${name}"`, `Call one of: ${[...byName.keys()].join(", ")}.`), project);
+      return result(errorAnswer(`unknown tool "${name}"`, `Call one of: ${[...byName.keys()].join(", ")}.`), project, linked);
     }
     const token = _meta?.progressToken;
     let sent = 0;
@@ -138,7 +186,7 @@ export function createMcpServer(project: Project, prefix: string = prefixOf(proj
               })
               .catch(() => undefined);
           };
-    return result(await runTool(definition, args ?? {}, { project, signal: extra.signal, progress, prefix, session }), project);
+    return result(await runTool(definition, args ?? {}, { project, signal: extra.signal, progress, prefix, session }), project, linked);
   });
   return server;
 }

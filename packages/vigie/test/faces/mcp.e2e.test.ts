@@ -223,6 +223,14 @@ describe("vigie mcp", () => {
     assert.ok(link && link.type === "resource_link", JSON.stringify(result.content));
     assert.equal(link.uri, pathToFileURL(join(copy.root, String(answer.file))).href);
     assert.equal(link.mimeType, "image/png");
+    // resources/read gives the file the answer linked, and nothing else.
+    const read = await mcp.client.readResource({ uri: link.uri });
+    const [content] = read.contents;
+    assert.ok(content && "blob" in content, "a PNG comes as a blob");
+    assert.equal(Buffer.from(String(content.blob), "base64").subarray(1, 4).toString(), "PNG");
+    const listed = await mcp.client.listResources();
+    assert.ok(listed.resources.some((resource) => resource.uri === link.uri));
+    await assert.rejects(mcp.client.readResource({ uri: pathToFileURL(join(copy.root, "package.json")).href }), /not a file an answer/);
   });
 
   test("progress notifications reach a client that asks for them", async () => {
