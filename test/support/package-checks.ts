@@ -34,6 +34,8 @@ export const INIT_FILES = [
   ".opencode/tools/blog_build.ts",
   ".opencode/tools/blog_browser.ts",
   ".opencode/agents/blog-validator.md",
+  ".claude/skills/vigie/SKILL.md",
+  ".agents/skills/vigie/SKILL.md",
   "vigie.config.json",
   ".gitignore",
 ];

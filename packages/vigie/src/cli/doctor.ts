@@ -114,22 +114,21 @@ export function doctor(project: Project): DoctorReport {
       name: "OpenCode",
       status: "info",
       found: "not found",
-      fix: "optional: npm i -D opencode-ai @opencode-ai/plugin, then npx vigie init",
+      fix: "optional: npm i -D opencode-ai, then npx vigie init",
     });
   } else {
     const version = installedVersion(project.root, "opencode-ai");
     const problems: string[] = [];
     if (toolFiles.length < 3) problems.push(`npx vigie init (tool files ${prefix}_*.ts: ${toolFiles.length} of 3)`);
-    if (!plugin) problems.push("npm i -D @opencode-ai/plugin (the tool files import it through vigie/opencode)");
     items.push({
       name: "OpenCode",
       status: problems.length ? "warn" : "ok",
-      found: `${opencode ?? "not on PATH"}${version ? ` ${version}` : ""}; tools ${prefix}_* (${toolFiles.length} files); plugin ${plugin ?? "missing"}`,
+      found: `${opencode ?? "not on PATH"}${version ? ` ${version}` : ""}; tools ${prefix}_* (${toolFiles.length} files)${plugin ? `; plugin ${plugin}` : ""}`,
       ...(problems.length ? { fix: problems.join("; ") } : {}),
     });
   }
 
-  const mcp = [".mcp.json", join(".cursor", "mcp.json")].filter((path) => {
+  const mcp = [".mcp.json", join(".cursor", "mcp.json"), join(".gemini", "settings.json")].filter((path) => {
     try {
       const config = JSON.parse(readFileSync(join(project.root, path), "utf8")) as { mcpServers?: Record<string, unknown> };
       return Boolean(config.mcpServers?.vigie);
@@ -141,7 +140,7 @@ export function doctor(project: Project): DoctorReport {
     name: "MCP",
     status: "info",
     found: mcp.length ? `vigie server in ${mcp.join(", ")}` : "no client configured",
-    ...(mcp.length ? {} : { fix: "optional: npx vigie init --mcp claude (or cursor)" }),
+    ...(mcp.length ? {} : { fix: "optional: npx vigie init --mcp claude (or cursor, gemini, codex)" }),
   });
 
   return { project: project.root, ok: items.every((item) => item.status !== "missing"), items };

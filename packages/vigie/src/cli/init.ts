@@ -1,5 +1,5 @@
 // `vigie init`: installs the harness into an Astro project. Writes the three OpenCode tool
-// files, a validator agent written for the site, vigie.config.json with what it detected,
+// files, a validator agent written for the site, the Agent Skill for agents with a shell, vigie.config.json with what it detected,
 // the runtime files in .gitignore and, on request, an MCP client's configuration.
 // It never overwrites a file the user changed without --force: a file it wrote earlier is
 // recognised by the hash recorded in .opencode/vigie-init.json (or by being exactly what it
@@ -13,9 +13,59 @@ import { DEFAULT_PREFIX, PREFIX_PATTERN, type ToolGroup } from "../tools/define.
 import { toolsOf } from "../tools/registry.ts";
 import { type FlagSpec, parseFlags, projectAt, UsageError } from "./flags.ts";
 import { validatorAgent } from "./init/agent.ts";
+import { SKILL_FILES, skillFile } from "./init/skill.ts";
 import { readSite, type SiteSummary } from "./site.ts";
 
-export const MCP_CLIENTS = { claude: ".mcp.json", cursor: join(".cursor", "mcp.json") } as const;
+/**
+ * The MCP clients `init --mcp` connects, each with its project configuration (or none: the
+ * one command that adds the server) and what the client asks the user before the agent
+ * sees the tools. The server command never fetches a package: `npx --no-install` fails
+ * where vigie is not installed instead of downloading a package of that name, and a client
+ * that starts servers outside the project gets the installed bin with absolute paths.
+ */
+export interface McpClientSetup {
+  /** The project file that declares the server, when the client reads one. */
+  file?: string;
+  /** The server entry written under mcpServers.vigie. */
+  server?: (root: string) => Record<string, unknown>;
+  /** The one command that adds the server, for a client without a project file. */
+  command?: (root: string) => string;
+  /** What the user starts, and what the client asks of them. */
+  next: string;
+}
+
+/** Cursor's variable for the folder it opened, written as is into .cursor/mcp.json. */
+const WORKSPACE = ["$", "{workspaceFolder}"].join("");
+
+/** Started in the project by the client (its working directory is where the user runs it). */
+const NPX_SERVER = () => ({ command: "npx", args: ["--no-install", "vigie", "mcp"] });
+
+const shellQuote = (text: string) => (/^[\w./@:=+-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`);
+
+export const MCP_CLIENTS = {
+  claude: {
+    file: ".mcp.json",
+    server: NPX_SERVER,
+    next: 'claude    # Claude Code asks to trust the folder and to approve the project\'s MCP server "vigie" (from .mcp.json); its tools then load on demand',
+  },
+  cursor: {
+    file: join(".cursor", "mcp.json"),
+    // Cursor fills in ${workspaceFolder}; it may start servers outside the project.
+    server: () => ({ command: `${WORKSPACE}/node_modules/.bin/vigie`, args: ["mcp", "--project", WORKSPACE] }),
+    next: 'cursor .  # Cursor lists "vigie" under its MCP settings (.cursor/mcp.json): switch it on there if it is off',
+  },
+  gemini: {
+    file: join(".gemini", "settings.json"),
+    server: NPX_SERVER,
+    next: "gemini    # Gemini CLI asks to trust the folder: an untrusted folder gets no project MCP server",
+  },
+  codex: {
+    // Codex starts MCP servers in its own home folder: the installed bin, with the project's absolute path.
+    command: (root: string) =>
+      `codex mcp add vigie -- ${shellQuote(join(root, "node_modules", ".bin", "vigie"))} mcp --project ${shellQuote(root)}`,
+    next: "codex     # after the command above (it goes to Codex's own config.toml, for every folder): nothing more to approve for the server",
+  },
+} as const satisfies Record<string, McpClientSetup>;
 export type McpClient = keyof typeof MCP_CLIENTS;
 
 export interface InitOptions {
@@ -66,8 +116,6 @@ export function configFile(prefix: string, site: SiteSummary): string {
   const config = { prefix, criticalRoutes: site.criticalRoutes };
   return `${JSON.stringify(config, null, 2)}\n`;
 }
-
-const MCP_SERVER = { command: "npx", args: ["vigie", "mcp"] };
 
 function readJson(path: string): Record<string, unknown> | undefined {
   try {
@@ -121,6 +169,7 @@ export function init(project: Project, options: InitOptions = {}): InitResult {
   for (const group of ["dev", "build", "browser"] as const)
     ours(join(".opencode", "tools", `${prefix}_${group}.ts`), toolFile(group, prefix));
   ours(join(".opencode", "agents", `${prefix}-validator.md`), validatorAgent(prefix, site));
+  for (const path of SKILL_FILES) ours(path, skillFile(prefix, site));
   ours(CONFIG_FILE, configFile(prefix, site));
   const config = files.at(-1);
   if (config?.outcome === "kept") {
@@ -142,23 +191,27 @@ export function init(project: Project, options: InitOptions = {}): InitResult {
     files.push({ path: ".gitignore", outcome: existing ? "updated" : "created" });
   }
 
-  if (options.mcp) files.push(mcpConfig(project, options.mcp, options.force ?? false));
+  const setup: McpClientSetup | undefined = options.mcp ? MCP_CLIENTS[options.mcp] : undefined;
+  if (options.mcp && setup?.file) files.push(mcpConfig(project, options.mcp, options.force ?? false));
 
   mkdirSync(dirname(recordPath), { recursive: true });
   writeFileSync(recordPath, `${JSON.stringify({ files: record }, null, 2)}\n`);
 
   const next = [
-    "npx vigie validate                 # the whole check, without a model: PASS, WARN or FAIL",
-    `opencode                            # then ask @${prefix}-validator, or let an agent call the ${prefix}_* tools`,
+    "npx vigie validate   # the whole check, without a model: PASS, WARN or FAIL",
+    '# agents with a shell (Claude Code, Codex, Gemini CLI, OpenCode) find the skill "vigie" in .claude/skills/ and .agents/skills/',
+    `opencode             # with OpenCode: the ${prefix}_* tools load from .opencode/tools/; ask @${prefix}-validator`,
   ];
-  if (options.mcp === "claude") next.push("claude                              # Claude Code finds the vigie MCP server in .mcp.json");
-  if (options.mcp === "cursor") next.push("cursor .                            # Cursor finds the vigie MCP server in .cursor/mcp.json");
+  if (setup?.command) next.push(setup.command(project.root));
+  if (setup) next.push(setup.next);
   return { prefix, files, next };
 }
 
-/** Adds the vigie server to an MCP client's configuration, keeping every other server. */
+/** Adds the vigie server to an MCP client's project configuration, keeping every other server and setting. */
 function mcpConfig(project: Project, client: McpClient, force: boolean): InitResult["files"][number] {
-  const path = MCP_CLIENTS[client];
+  const setup: McpClientSetup = MCP_CLIENTS[client];
+  const path = setup.file ?? "";
+  const server = setup.server?.(project.root) ?? {};
   const absolute = join(project.root, path);
   const exists = existsSync(absolute);
   const current = exists ? readJson(absolute) : {};
@@ -166,28 +219,30 @@ function mcpConfig(project: Project, client: McpClient, force: boolean): InitRes
   const servers = (current.mcpServers ?? {}) as Record<string, unknown>;
   if (typeof servers !== "object" || Array.isArray(servers))
     return { path, outcome: "kept", note: "mcpServers is not an object: left as it is" };
-  if (JSON.stringify(servers.vigie) === JSON.stringify(MCP_SERVER)) return { path, outcome: "unchanged" };
+  if (JSON.stringify(servers.vigie) === JSON.stringify(server)) return { path, outcome: "unchanged" };
   if (servers.vigie !== undefined && !force)
     return { path, outcome: "kept", note: "it already has a different vigie server: left as it is (--force replaces that entry)" };
   const replaced = servers.vigie !== undefined;
-  const merged = { ...current, mcpServers: { ...servers, vigie: MCP_SERVER } };
+  const merged = { ...current, mcpServers: { ...servers, vigie: server } };
   mkdirSync(dirname(absolute), { recursive: true });
   writeFileSync(absolute, `${JSON.stringify(merged, null, 2)}\n`);
   return { path, outcome: !exists ? "created" : replaced ? "overwritten" : "updated" };
 }
 
-const USAGE = `vigie init [--prefix NAME] [--mcp claude|cursor] [--force] [--json] [--project DIR]
+const USAGE = `vigie init [--prefix NAME] [--mcp claude|cursor|gemini|codex] [--force] [--json] [--project DIR]
 
 Installs vigie into the Astro project: .opencode/tools/<prefix>_{dev,build,browser}.ts,
-.opencode/agents/<prefix>-validator.md, vigie.config.json, .gitignore lines, and with --mcp
-the MCP configuration of Claude Code (.mcp.json) or Cursor (.cursor/mcp.json).
+.opencode/agents/<prefix>-validator.md, the Agent Skill "vigie" (.claude/skills/vigie/SKILL.md
+and .agents/skills/vigie/SKILL.md), vigie.config.json, .gitignore lines, and with --mcp
+the MCP server in Claude Code's .mcp.json, Cursor's .cursor/mcp.json or Gemini CLI's
+.gemini/settings.json (Codex: the one command that adds it).
 --prefix   the tools' names start with it (default blog: blog_dev_start...)
 --force    overwrite files changed since vigie wrote them
 `;
 
 const INIT_FLAGS = {
   prefix: { type: "string", value: "NAME" },
-  mcp: { type: "string", value: "claude|cursor" },
+  mcp: { type: "string", value: "claude|cursor|gemini|codex" },
   force: { type: "boolean" },
   json: { type: "boolean" },
   project: { type: "string", value: "DIR" },

@@ -17,7 +17,7 @@ Usage:
   vigie <tool> --help               what the tool does and its arguments
   vigie list [--json]               the tools and what they do (--json: as MCP lists them)
   vigie mcp                         serve every tool over MCP on stdin/stdout
-  vigie init [--prefix blog] [--mcp claude|cursor] [--force]
+  vigie init [--prefix blog] [--mcp claude|cursor|gemini|codex] [--force]
                                     install vigie into this Astro project (OpenCode tools,
                                     validator agent, vigie.config.json, .gitignore)
   vigie doctor [--json]             what vigie finds here (Node, Astro, Chromium, site,
@@ -174,7 +174,14 @@ async function callTool(words: string[], leading: string | undefined): Promise<n
   const { serialize } = await import("../core/answer.ts");
   let answer: Answer;
   try {
-    answer = await runTool(definition, args, { project, signal: controller.signal, progress, prefix: prefixOf(project) });
+    answer = await runTool(definition, args, {
+      project,
+      signal: controller.signal,
+      progress,
+      prefix: prefixOf(project),
+      // A flag typed on a command line that the tool does not know is a mistake, not a client's addition.
+      unknownArguments: "refuse",
+    });
   } finally {
     if (shown) process.stderr.write("\r\x1b[K");
     // Chromium is closed now, not after its idle period: the process ends at once.

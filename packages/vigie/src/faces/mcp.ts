@@ -3,13 +3,22 @@
 // because the argument schemas are already JSON schema (built with zod 4 from `args(z)`).
 // Each tool has a title and annotations (from its definition), an output schema; each
 // result has the answer as structuredContent beside its text, and a resource_link to every
-// file the answer names (reports, logs, screenshots).
-import { existsSync, readFileSync } from "node:fs";
+// file the answer names (reports, logs, screenshots), which resources/read then reads.
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, extname, isAbsolute, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { type Answer, errorAnswer, serialize } from "../core/answer.ts";
 import { sharedSession } from "../core/browser/session.ts";
 import type { Project } from "../core/project.ts";
@@ -17,15 +26,10 @@ import type { ToolContext, ToolDefinition } from "../tools/define.ts";
 import { DEFAULT_PREFIX, prefixedToolName } from "../tools/define.ts";
 import { registry } from "../tools/registry.ts";
 import { prefixOf, renameTools, runTool } from "../tools/run.ts";
-import { argumentsSchema } from "../tools/schema.ts";
+import { answerSchema, argumentsSchema } from "../tools/schema.ts";
+import { ClientSession } from "../tools/session.ts";
 
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
-
-/**
- * Every answer is one JSON object (its fields differ by tool: DESIGN.md's tool contract);
- * the smallest schema that says so keeps the tool list near 8 KB.
- */
-const OUTPUT_SCHEMA = { type: "object" } as const;
 
 /**
  * MCP's defaults are the opposite of ours (not read-only, destructive, not idempotent): say
@@ -44,7 +48,7 @@ export function mcpTools(prefix: string = DEFAULT_PREFIX): Tool[] {
     title: definition.title,
     description: renameTools(definition.description, prefix),
     inputSchema: argumentsSchema(definition),
-    outputSchema: OUTPUT_SCHEMA,
+    outputSchema: answerSchema(definition),
     annotations: annotations(definition),
   }));
 }
@@ -61,8 +65,16 @@ const MIME_TYPES: Record<string, string> = {
   ".html": "text/html",
 };
 
-/** A resource_link for each file the answer names that exists (paths relative to the project root). */
-function fileLinks(answer: Answer, project: Project): CallToolResult["content"] {
+/** The largest file resources/read sends. */
+const MAX_RESOURCE_BYTES = 8 * 1024 * 1024;
+
+function mimeOf(path: string): { mimeType?: string } {
+  const mimeType = MIME_TYPES[extname(path).toLowerCase()];
+  return mimeType ? { mimeType } : {};
+}
+
+/** A resource_link for each file the answer names that exists (paths relative to the project root); `linked` gets their paths. */
+function fileLinks(answer: Answer, project: Project, linked: Set<string>): CallToolResult["content"] {
   const links: CallToolResult["content"] = [];
   const seen = new Set<string>();
   for (const field of FILE_FIELDS) {
@@ -71,6 +83,7 @@ function fileLinks(answer: Answer, project: Project): CallToolResult["content"] 
     const path = isAbsolute(value) ? value : resolve(project.root, value);
     if (seen.has(path) || !existsSync(path)) continue;
     seen.add(path);
+    linked.add(path);
     const mimeType = MIME_TYPES[extname(path).toLowerCase()];
     links.push({
       type: "resource_link",
@@ -83,35 +96,78 @@ function fileLinks(answer: Answer, project: Project): CallToolResult["content"] 
   return links;
 }
 
-function result(answer: Answer, project: Project): CallToolResult {
+function result(answer: Answer, project: Project, linked: Set<string>): CallToolResult {
   return {
-    content: [{ type: "text", text: serialize(answer) }, ...fileLinks(answer, project)],
+    content: [{ type: "text", text: serialize(answer) }, ...fileLinks(answer, project, linked)],
     structuredContent: answer,
     ...("error" in answer ? { isError: true } : {}),
   };
 }
 
-/** An MCP server over the registry; `connect` it to a transport. */
+/** The session of each server createMcpServer made: what its client started. */
+const sessions = new WeakMap<Server, ClientSession>();
+
+/**
+ * Stops the dev servers this MCP server's client started (blog_dev_start) and has not
+ * stopped; a server that was running before is left alone. Call it when the client is gone.
+ */
+export function closeMcpSession(server: Server): Promise<string[]> {
+  return sessions.get(server)?.close() ?? Promise.resolve([]);
+}
+
+/** An MCP server over the registry; `connect` it to a transport, and `closeMcpSession` it when the client leaves. */
 export function createMcpServer(project: Project, prefix: string = prefixOf(project)): Server {
   const server = new Server(
     { name: "vigie", version: VERSION },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, resources: {} },
       instructions:
         `Tools on the web project at ${project.root}: its dev server (${prefix}_dev_*), build and content checks (${prefix}_build_*), ` +
         `and pages checked in a real headless Chromium (${prefix}_browser_*). Answers are compact JSON; long output goes to a file whose path the answer gives.`,
     },
   );
+  const session = new ClientSession("this MCP session");
+  sessions.set(server, session);
   const tools = mcpTools(prefix);
   const byName = new Map(registry.map((definition) => [prefixedToolName(definition, prefix), definition]));
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
 
+  // The files answers linked (resource_link) in this session, readable with resources/read.
+  const linked = new Set<string>();
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [...linked]
+      .filter((path) => existsSync(path))
+      .map((path) => ({ uri: pathToFileURL(path).href, name: basename(path), ...mimeOf(path) })),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    const { uri } = request.params;
+    let path = "";
+    try {
+      path = fileURLToPath(uri);
+    } catch {
+      // not a file: URI
+    }
+    if (!linked.has(path) || !existsSync(path))
+      throw new McpError(ErrorCode.InvalidParams, `${uri}: not a file an answer of this session linked (or it is gone)`);
+    if (statSync(path).size > MAX_RESOURCE_BYTES)
+      throw new McpError(ErrorCode.InvalidParams, `${uri}: larger than ${MAX_RESOURCE_BYTES} bytes; read it from the disk`);
+    const { mimeType } = mimeOf(path);
+    const content = readFileSync(path);
+    return {
+      contents: [
+        mimeType === "image/png" || mimeType === undefined
+          ? { uri, ...(mimeType ? { mimeType } : {}), blob: content.toString("base64") }
+          : { uri, mimeType, text: content.toString("utf8") },
+      ],
+    };
+  });
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args, _meta } = request.params;
     const definition = byName.get(name);
     if (!definition) {
-      return result(errorAnswer(`unknown tool "${name}"`, `Call one of: ${[...byName.keys()].join(", ")}.`), project);
+      return result(errorAnswer(`unknown tool "${name}"`, `Call one of: ${[...byName.keys()].join(", ")}.`), project, linked);
     }
     const token = _meta?.progressToken;
     let sent = 0;
@@ -130,14 +186,15 @@ export function createMcpServer(project: Project, prefix: string = prefixOf(proj
               })
               .catch(() => undefined);
           };
-    return result(await runTool(definition, args ?? {}, { project, signal: extra.signal, progress, prefix }), project);
+    return result(await runTool(definition, args ?? {}, { project, signal: extra.signal, progress, prefix, session }), project, linked);
   });
   return server;
 }
 
 /**
  * Serves the registry on stdin/stdout until the client closes stdin or the process gets
- * SIGTERM, SIGINT or SIGHUP; then closes the browser and resolves.
+ * SIGTERM, SIGINT or SIGHUP; then stops the dev servers this session started, closes the
+ * browser and resolves.
  */
 export async function serveMcp(project: Project): Promise<void> {
   // stdout carries the protocol: anything else printed goes to stderr.
@@ -152,6 +209,8 @@ export async function serveMcp(project: Project): Promise<void> {
     process.stderr.write(`vigie mcp: ${reason}, closing\n`);
     void (async () => {
       await server.close().catch(() => undefined);
+      const stopped = await closeMcpSession(server);
+      if (stopped.length) process.stderr.write(`vigie mcp: stopped the dev server this session started: ${stopped.join(", ")}\n`);
       await sharedSession()
         .close()
         .catch(() => undefined);

@@ -2,6 +2,7 @@
 import type { z } from "zod";
 import type { Answer } from "../core/answer.ts";
 import type { Project } from "../core/project.ts";
+import type { ClientSession } from "./session.ts";
 
 /** The zod namespace a face brings: OpenCode brings its own copy (tool.schema), MCP and the CLI ours. */
 export type Zod = typeof z;
@@ -19,6 +20,17 @@ export interface ToolContext {
    * `vigie init --prefix`); runTool writes the names in every answer with it.
    */
   prefix?: string;
+  /**
+   * What an argument the tool does not know does: ignored and named in the answer's
+   * `ignoredArguments` (default: clients add their own, such as Gemini CLI's
+   * `wait_for_previous`), or refused (the CLI: a typed flag that does nothing is a mistake).
+   */
+  unknownArguments?: "ignore" | "refuse";
+  /**
+   * The client's session (an MCP connection, an OpenCode process): the dev servers it starts
+   * are stopped when it ends. Without one (the CLI), a started server runs until stopped.
+   */
+  session?: ClientSession;
 }
 
 export type ToolGroup = "dev" | "build" | "browser";

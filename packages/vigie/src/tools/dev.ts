@@ -29,8 +29,19 @@ const start = defineTool({
       ...(config.dev?.port !== undefined ? { port: config.dev.port } : {}),
       ...args,
       signal: context.signal,
+      // Started for a client (MCP, OpenCode): it must not outlive that process.
+      ...(context.session ? { ownerPid: process.pid } : {}),
     });
-    return (await answers()).startAnswer(result);
+    const answer = (await answers()).startAnswer(result);
+    if (result.kind === "failed") return answer;
+    const { session } = context;
+    if (session && result.kind === "started") session.started(context.project, result.pid);
+    answer.lifetime = session?.owns(context.project, result.pid)
+      ? `stopped when ${session.name} ends (or by blog_dev_stop)`
+      : session
+        ? `started before ${session.name}: left running when it ends (blog_dev_stop stops it)`
+        : "runs until blog_dev_stop";
+    return answer;
   },
 });
 
@@ -46,6 +57,7 @@ const stop = defineTool({
   }),
   run: async (args, context) => {
     const result = await (await import("../core/devServer/stop.ts")).stopDevServer(context.project, args);
+    if (result.kind === "stopped") context.session?.forget(context.project);
     return (await answers()).stopAnswer(result);
   },
 });

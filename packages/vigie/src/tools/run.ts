@@ -6,6 +6,7 @@ import { CONFIG_FILE } from "../core/config.ts";
 import type { Project } from "../core/project.ts";
 import { DEFAULT_PREFIX, PREFIX_PATTERN, prefixedToolName, type Shape, type ToolContext, type ToolDefinition, toolName } from "./define.ts";
 import { stepErrorAnswer } from "./hints.ts";
+import { registry } from "./registry.ts";
 
 const schemas = new WeakMap<ToolDefinition, z.ZodObject<Shape>>();
 
@@ -37,11 +38,16 @@ function acceptedForm(definition: ToolDefinition, key: string): string {
   return parts.join(" ");
 }
 
-/** Validates raw arguments; returns the parsed ones or an error answer naming the argument. */
-export function parseArgs(
-  definition: ToolDefinition,
-  raw: unknown,
-): { ok: true; args: Record<string, unknown> } | { ok: false; answer: Answer } {
+/** The parsed arguments, and the names of those the tool does not know (left out). */
+export type ParsedArgs = { ok: true; args: Record<string, unknown>; ignored: string[] } | { ok: false; answer: Answer };
+
+/**
+ * Validates raw arguments; returns the parsed ones or an error answer naming the argument.
+ * An argument the tool does not know is left out and named in `ignored` (clients add their
+ * own: Gemini CLI's `wait_for_previous`), unless `unknown` is "refuse" (the CLI). A known
+ * argument of the wrong type or value is always an error, with the accepted form as hint.
+ */
+export function parseArgs(definition: ToolDefinition, raw: unknown, unknown: "ignore" | "refuse" = "ignore"): ParsedArgs {
   const input = raw === undefined || raw === null ? {} : raw;
   const name = toolName(definition);
   const accepted = Object.keys(schemaOf(definition).shape);
@@ -51,20 +57,22 @@ export function parseArgs(
       answer: errorAnswer(`${name}: arguments must be an object`, `Pass an object with any of: ${accepted.join(", ") || "no arguments"}.`),
     };
   }
-  const result = schemaOf(definition).safeParse(input);
-  if (result.success) return { ok: true, args: result.data };
-  const issue = result.error.issues[0];
-  if (issue?.code === "unrecognized_keys") {
+  const ignored = Object.keys(input).filter((key) => !accepted.includes(key));
+  if (ignored.length > 0 && unknown === "refuse") {
     return {
       ok: false,
       answer: errorAnswer(
-        `${name}: unknown argument ${issue.keys.map((k) => `"${k}"`).join(", ")}`,
+        `${name}: unknown argument ${ignored.map((k) => `"${k}"`).join(", ")}`,
         `Remove it and retry. Accepted arguments: ${accepted.join(", ") || "none"}.`,
       ),
     };
   }
+  const known = Object.fromEntries(Object.entries(input).filter(([key]) => accepted.includes(key)));
+  const result = schemaOf(definition).safeParse(known);
+  if (result.success) return { ok: true, args: result.data, ignored };
+  const issue = result.error.issues[0];
   const key = String(issue?.path[0] ?? "");
-  const received = (input as Record<string, unknown>)[key];
+  const received = known[key];
   return {
     ok: false,
     answer: errorAnswer(
@@ -78,9 +86,10 @@ export function parseArgs(
 /**
  * Runs a tool as every face does: validate, run, turn any exception into an error
  * answer (a StepError's hint names the tool to call), and keep the answer small (a too-long answer is saved whole to a report file).
+ * Arguments the tool does not know are named in the answer's `ignoredArguments`.
  */
 export async function runTool(definition: ToolDefinition, raw: unknown, context: ToolContext): Promise<Answer> {
-  const parsed = parseArgs(definition, raw);
+  const parsed = parseArgs(definition, raw, context.unknownArguments);
   if (!parsed.ok) return renameTools(parsed.answer, context.prefix);
   let answer: Answer;
   try {
@@ -88,27 +97,47 @@ export async function runTool(definition: ToolDefinition, raw: unknown, context:
   } catch (error) {
     answer = stepErrorAnswer(error) ?? toErrorAnswer(error);
   }
+  if (parsed.ignored.length > 0) answer = { ...answer, ignoredArguments: parsed.ignored.map((key) => clip(key, 60)).slice(0, 10) };
   return capAnswer(definition, renameTools(answer, context.prefix), context);
 }
 
-/** Every canonical tool name (blog_dev_start...) in a text; built on first use. */
+/**
+ * The fields in which vigie writes tool names (hints, notes, its own error messages, a
+ * finding's tool and fix). Every other field holds the project's data (paths, log lines,
+ * page errors) and is never rewritten.
+ */
+const NAMING_FIELDS = new Set(["hint", "note", "error", "stale", "tool", "fix", "lifetime"]);
+
+/** The fifteen canonical names (blog_dev_start...), whole words only; built on first use. */
 let canonicalNames: RegExp | undefined;
 
+function canonicalNamePattern(): RegExp {
+  if (!canonicalNames) {
+    // Built at first use: the registry's modules may import this one.
+    const names = registry.map((definition) => toolName(definition).slice(DEFAULT_PREFIX.length + 1));
+    canonicalNames = new RegExp(`(?<![\\w./\\\\-])${DEFAULT_PREFIX}_(${names.join("|")})(?![\\w/\\\\-]|\\.\\w)`, "g");
+  }
+  return canonicalNames;
+}
+
 /**
- * Writes the canonical names (`blog_<group>_<name>`) in a text, or in every string of an
- * answer, with the prefix the agent really sees. The one place where answers, hints and
- * descriptions get the project's prefix; nothing changes with the default prefix.
+ * Writes the canonical names of vigie's tools (`blog_dev_start`) with the prefix the agent
+ * really sees, in a text, or in an answer's naming fields (hint, note, error, tool, fix...)
+ * at any depth. Only the fifteen names, as whole words: `src/blog_dev_start.md` or
+ * `myblog_dev_start` stay as they are, and nothing changes with the default prefix.
  */
 export function renameTools<T>(value: T, prefix: string = DEFAULT_PREFIX): T {
   if (prefix === DEFAULT_PREFIX) return value;
-  canonicalNames ??= new RegExp(`\\b${DEFAULT_PREFIX}_(dev|build|browser)_(?=[a-z])`, "g");
-  const rename = (item: unknown): unknown => {
-    if (typeof item === "string") return item.replace(canonicalNames as RegExp, `${prefix}_$1_`);
-    if (Array.isArray(item)) return item.map(rename);
-    if (item && typeof item === "object") return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, rename(inner)]));
+  const pattern = canonicalNamePattern();
+  const renameText = (text: string) => text.replace(pattern, `${prefix}_$1`);
+  const rename = (item: unknown, naming: boolean): unknown => {
+    if (typeof item === "string") return naming ? renameText(item) : item;
+    if (Array.isArray(item)) return item.map((inner) => rename(inner, naming));
+    if (item && typeof item === "object")
+      return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, rename(inner, NAMING_FIELDS.has(key))]));
     return item;
   };
-  return rename(value) as T;
+  return rename(value, true) as T;
 }
 
 function capAnswer(definition: ToolDefinition, answer: Answer, context: ToolContext): Answer {

@@ -1,6 +1,7 @@
 // The JSON schema of a tool's arguments, as MCP clients receive it and the CLI reads it.
 import { z } from "zod";
-import type { ToolDefinition } from "./define.ts";
+import { answerShape } from "./answers.ts";
+import { type ToolDefinition, toolName } from "./define.ts";
 
 /** One argument's schema: the parts the faces read (zod may add others). */
 export interface ArgumentSchema {
@@ -22,7 +23,8 @@ const schemas = new WeakMap<ToolDefinition, ArgumentsSchema>();
 
 /**
  * The arguments a caller may send, built from the definition's `args(z)`. Kept small: no
- * `$schema` key and no `additionalProperties` (runTool refuses an unknown argument by name).
+ * `$schema` key and no `additionalProperties` (runTool ignores an unknown argument and names it in
+ * the answer, `ignoredArguments`).
  */
 export function argumentsSchema(definition: ToolDefinition): ArgumentsSchema {
   let schema = schemas.get(definition);
@@ -34,4 +36,41 @@ export function argumentsSchema(definition: ToolDefinition): ArgumentsSchema {
     schemas.set(definition, schema);
   }
   return schema;
+}
+
+const answers = new WeakMap<ToolDefinition, Record<string, unknown>>();
+
+/**
+ * What the tool answers, as JSON schema (MCP's outputSchema): every field typed and
+ * optional, other fields allowed (see answers.ts). No `$schema` key.
+ */
+export function answerSchema(definition: ToolDefinition): Record<string, unknown> & { type: "object" } {
+  let schema = answers.get(definition);
+  if (!schema) {
+    schema = z.toJSONSchema(z.looseObject(answerShape(toolName(definition), z)), { io: "output", unrepresentable: "any" }) as Record<
+      string,
+      unknown
+    >;
+    delete schema.$schema;
+    schema = compact(schema) as Record<string, unknown>;
+    answers.set(definition, schema);
+  }
+  return schema as Record<string, unknown> & { type: "object" };
+}
+
+/**
+ * Drops what says nothing: the safe-integer bounds zod gives every integer, and
+ * `additionalProperties: {}` (any other field is allowed anyway).
+ */
+function compact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(compact);
+  if (!value || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (key === "minimum" && inner === Number.MIN_SAFE_INTEGER) continue;
+    if (key === "maximum" && inner === Number.MAX_SAFE_INTEGER) continue;
+    if (key === "additionalProperties" && inner && typeof inner === "object" && Object.keys(inner).length === 0) continue;
+    out[key] = compact(inner);
+  }
+  return out;
 }

@@ -42,7 +42,7 @@ export const collections = { posts };`,
 const outcomes = (result: ReturnType<typeof init>) => Object.fromEntries(result.files.map((file) => [file.path, file.outcome]));
 
 describe("vigie init", () => {
-  test("writes the tool files, the agent for this site, the config and .gitignore; a second run changes nothing", () => {
+  test("writes the tool files, the agent for this site, the skill, the config and .gitignore; a second run changes nothing", () => {
     const root = site({ ...BILINGUAL, ".gitignore": "node_modules/\n" });
     const project = projectAt(root);
     const first = init(project, { prefix: "docs" });
@@ -51,9 +51,18 @@ describe("vigie init", () => {
       ".opencode/tools/docs_build.ts": "created",
       ".opencode/tools/docs_browser.ts": "created",
       ".opencode/agents/docs-validator.md": "created",
+      ".claude/skills/vigie/SKILL.md": "created",
+      ".agents/skills/vigie/SKILL.md": "created",
       "vigie.config.json": "created",
       ".gitignore": "updated",
     });
+    // The skill: frontmatter an Agent Skill needs, the command-line loop, the project's tool names.
+    const skill = readFileSync(join(root, ".claude/skills/vigie/SKILL.md"), "utf8");
+    assert.match(skill, /^---\nname: vigie\ndescription: >-\n {2}\S/);
+    assert.match(skill, /npx vigie validate --changed/);
+    assert.match(skill, /npx vigie js_errors --path \//);
+    assert.match(skill, /docs_browser_crawl/);
+    assert.equal(readFileSync(join(root, ".agents/skills/vigie/SKILL.md"), "utf8"), skill);
     const dev = readFileSync(join(root, ".opencode/tools/docs_dev.ts"), "utf8");
     assert.match(dev, /import \{ openCodeTools \} from "vigie\/opencode";/);
     assert.match(dev, /export const \{ start, stop, status, logs, http_get \} = openCodeTools\("dev", \{ prefix: "docs" \}\);/);
@@ -106,10 +115,40 @@ describe("vigie init", () => {
     const project = projectAt(root);
     assert.equal(outcomes(init(project, { mcp: "claude" }))[".mcp.json"], "updated");
     const config = JSON.parse(readFileSync(join(root, ".mcp.json"), "utf8")) as { mcpServers: Record<string, unknown> };
-    assert.deepEqual(config.mcpServers, { other, vigie: { command: "npx", args: ["vigie", "mcp"] } });
+    assert.deepEqual(config.mcpServers, { other, vigie: { command: "npx", args: ["--no-install", "vigie", "mcp"] } });
     assert.equal(outcomes(init(project, { mcp: "claude" }))[".mcp.json"], "unchanged");
     assert.equal(outcomes(init(project, { mcp: "cursor" }))[join(".cursor", "mcp.json")], "created");
     assert.ok(existsSync(join(root, ".cursor", "mcp.json")));
+  });
+
+  test("--mcp claude|cursor|gemini|codex: each client's own file or command, a server that never fetches, what the user is asked", () => {
+    const root = site({ ...BILINGUAL, ".gemini/settings.json": JSON.stringify({ theme: "dark" }) });
+    const project = projectAt(root);
+    const read = (path: string) =>
+      JSON.parse(readFileSync(join(root, path), "utf8")) as { mcpServers: Record<string, { command: string; args: string[] }> };
+    const claude = init(project, { mcp: "claude" });
+    assert.match(claude.next.join("\n"), /approve the project's MCP server "vigie"/);
+    const cursor = init(project, { mcp: "cursor" });
+    assert.deepEqual(read(join(".cursor", "mcp.json")).mcpServers.vigie, {
+      command: "\u0024{workspaceFolder}/node_modules/.bin/vigie",
+      args: ["mcp", "--project", "\u0024{workspaceFolder}"],
+    });
+    assert.match(cursor.next.join("\n"), /MCP settings/);
+    const gemini = init(project, { mcp: "gemini" });
+    assert.equal(outcomes(gemini)[join(".gemini", "settings.json")], "updated");
+    const settings = read(join(".gemini", "settings.json")) as unknown as { theme: string; mcpServers: Record<string, unknown> };
+    assert.equal(settings.theme, "dark", "the user's settings are kept");
+    assert.deepEqual(settings.mcpServers.vigie, { command: "npx", args: ["--no-install", "vigie", "mcp"] });
+    assert.match(gemini.next.join("\n"), /trust the folder/);
+    const codex = init(project, { mcp: "codex" });
+    assert.ok(!codex.files.some((file) => file.path.includes("codex")), "Codex gets a command, no file");
+    const command = codex.next.find((line) => line.startsWith("codex mcp add"));
+    assert.equal(command, `codex mcp add vigie -- ${join(root, "node_modules", ".bin", "vigie")} mcp --project ${root}`);
+    // No server command may fetch a package: npx always with --no-install, else an absolute bin.
+    for (const path of [".mcp.json", join(".cursor", "mcp.json"), join(".gemini", "settings.json")]) {
+      const { command: bin, args } = read(path).mcpServers.vigie ?? { command: "", args: [] };
+      assert.ok(bin === "npx" ? args[0] === "--no-install" : bin.endsWith("/node_modules/.bin/vigie"), `${path}: ${bin} ${args.join(" ")}`);
+    }
   });
 
   test("a prefix that is not a lower-case word is refused, naming what is accepted", () => {
@@ -132,10 +171,34 @@ describe("tool names under the project's prefix", () => {
     assert.ok(status);
     const answer = await runTool(status, {}, { project, prefix: "docs" });
     assert.match(String(answer.hint), /docs_dev_start/);
-    const bad = await runTool(status, { nope: 1 }, { project, prefix: "docs" });
+    const bad = await runTool(status, { nope: 1 }, { project, prefix: "docs", unknownArguments: "refuse" });
     assert.match(String(bad.error), /^docs_dev_status: unknown argument "nope"/);
-    assert.deepEqual(renameTools({ a: ["call blog_build_lint"] }, "docs"), { a: ["call docs_build_lint"] });
+    const ignored = await runTool(status, { nope: 1 }, { project, prefix: "docs" });
+    assert.deepEqual(ignored.ignoredArguments, ["nope"]);
+    assert.deepEqual(renameTools({ hint: ["call blog_build_lint"] }, "docs"), { hint: ["call docs_build_lint"] });
     assert.equal(renameTools("myblog_dev_start stays", "docs"), "myblog_dev_start stays");
+  });
+
+  test("a custom prefix renames vigie's tool names, never the project's data", () => {
+    const answer = {
+      error: "the build failed at src/content/blog_build_notes.md",
+      hint: "Fix it, then blog_build_run; blog_build_lint finds most faults.",
+      log: "tail: blog_build_run done",
+      file: "src/pages/blog_dev_start.astro",
+      errors: [{ message: "blog_dev_start is not defined", hint: "see blog_dev_logs" }],
+      findings: [{ tool: "blog_browser_crawl", message: "blog_browser_crawl in text", fix: "call blog_browser_js_errors." }],
+      path: "/blog_dev_start/",
+    };
+    assert.deepEqual(renameTools(answer, "docs"), {
+      error: "the build failed at src/content/blog_build_notes.md",
+      hint: "Fix it, then docs_build_run; docs_build_lint finds most faults.",
+      log: "tail: blog_build_run done",
+      file: "src/pages/blog_dev_start.astro",
+      errors: [{ message: "blog_dev_start is not defined", hint: "see docs_dev_logs" }],
+      findings: [{ tool: "docs_browser_crawl", message: "blog_browser_crawl in text", fix: "call docs_browser_js_errors." }],
+      path: "/blog_dev_start/",
+    });
+    assert.equal(renameTools("blog_build_notes and blog_build_run", "docs"), "blog_build_notes and docs_build_run");
   });
 });
 

@@ -8,6 +8,7 @@ import { sharedSession } from "../../src/core/browser/session.ts";
 import { type Project, projectAt } from "../../src/core/project.ts";
 import { findTool } from "../../src/tools/registry.ts";
 import { runTool } from "../../src/tools/run.ts";
+import { assertAnswerMatches } from "../support/answers.ts";
 import { html, type PageServer, startPageServer } from "../support/pages.ts";
 
 let server: PageServer;
@@ -36,7 +37,9 @@ after(async () => {
 const call = async (name: string, args: unknown) => {
   const tool = findTool(`blog_browser_${name}`);
   assert.ok(tool, name);
-  return runTool(tool, args, { project });
+  const answer = await runTool(tool, args, { project });
+  assertAnswerMatches(tool, answer);
+  return answer;
 };
 const bytes = (answer: unknown) => Buffer.byteLength(JSON.stringify(answer));
 
@@ -65,7 +68,7 @@ describe("js_errors", () => {
       [{ path: "https://example.com/" }, /absolute URL|must start/],
       [{ path: "/../../etc/passwd", port: server.port }, /\.\./],
       [{ path: "/\r\nHost: evil", port: server.port }, /control/],
-      [{ path: "/", nope: true }, /unknown argument "nope"/],
+      [{ path: "/", port: 70000, nope: true }, /port/],
       ["just a string", /object/],
     ];
     for (const [args, pattern] of cases) {

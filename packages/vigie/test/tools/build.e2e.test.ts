@@ -65,7 +65,7 @@ describe("blog_build definitions", () => {
       ["run", { timeoutS: "fast" }, /"timeoutS"/],
       ["lint", { linter: "spelling" }, /"linter"/],
       ["check", { timeoutS: 5 }, /"timeoutS"/],
-      ["links", { page: "/" }, /unknown argument "page"/],
+      ["check", { timeoutS: 5, wait_for_previous: true }, /"timeoutS"/],
     ];
     for (const [name, args, error] of cases) {
       const answer = await runTool(tool(name), args, { project });

@@ -8,16 +8,19 @@ import { z } from "zod";
 import { type Answer, MAX_ANSWER_BYTES } from "../../src/core/answer.ts";
 import { projectAt } from "../../src/core/project.ts";
 import { devTools } from "../../src/tools/dev.ts";
-import { runTool } from "../../src/tools/run.ts";
+import { parseArgs, runTool } from "../../src/tools/run.ts";
+import { assertAnswerMatches } from "../support/answers.ts";
 import { FIXTURES_DIR } from "../support/blog.ts";
 
 const root = join(FIXTURES_DIR, `dev-tools-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
 const project = projectAt(root);
 
-function call(name: string, args: unknown): Promise<Answer> {
+async function call(name: string, args: unknown): Promise<Answer> {
   const definition = devTools.find((tool) => tool.exportName === name);
   assert.ok(definition, name);
-  return runTool(definition, args, { project });
+  const answer = await runTool(definition, args, { project });
+  assertAnswerMatches(definition, answer);
+  return answer;
 }
 
 function assertError(answer: Answer, argument: string | RegExp, why?: RegExp): void {
@@ -51,10 +54,38 @@ describe("blog_dev tool definitions", () => {
     }
   });
 
-  test("unknown arguments are refused by name", async () => {
-    for (const name of ["start", "stop", "status", "logs"])
-      assertError(await call(name, { bogus: 1 }), /unknown argument "bogus"/, /Accepted arguments/);
-    assertError(await call("http_get", { path: "/", url: "http://example.com/" }), /unknown argument "url"/, /path, port, timeoutMs/);
+  test("an argument a tool does not know is ignored and named; a known one of the wrong type stays an error", async () => {
+    // Gemini CLI adds wait_for_previous to every tool it declares, and the model fills it.
+    const status = await call("status", { wait_for_previous: true });
+    assert.equal(status.error, undefined, JSON.stringify(status));
+    assert.deepEqual(status.ignoredArguments, ["wait_for_previous"]);
+    const logs = await call("logs", { bogus: 1, other: "x" });
+    assert.deepEqual(logs.ignoredArguments, ["bogus", "other"]);
+    assertError(await call("logs", { wait_for_previous: true, lines: "many" }), "lines", /integer/);
+    const definition = devTools.find((tool) => tool.exportName === "http_get");
+    assert.ok(definition);
+    const parsed = parseArgs(definition, { path: "/", url: "http://example.com/" });
+    assert.ok(parsed.ok);
+    assert.deepEqual(parsed.args, { path: "/" });
+    assert.deepEqual(parsed.ignored, ["url"]);
+  });
+
+  test("the CLI refuses an unknown argument by name", async () => {
+    for (const name of ["start", "stop", "status", "logs"]) {
+      const definition = devTools.find((tool) => tool.exportName === name);
+      assert.ok(definition);
+      assertError(
+        await runTool(definition, { bogus: 1 }, { project, unknownArguments: "refuse" }),
+        /unknown argument "bogus"/,
+        /Accepted arguments/,
+      );
+    }
+    const definition = devTools.find((tool) => tool.exportName === "http_get");
+    assert.ok(definition);
+    const refused = parseArgs(definition, { path: "/", url: "http://example.com/" }, "refuse");
+    assert.ok(!refused.ok);
+    assert.match(String(refused.answer.error), /unknown argument "url"/);
+    assert.match(String(refused.answer.hint), /path, port, timeoutMs/);
   });
 
   test("arguments that are not an object are refused", async () => {

@@ -33,8 +33,19 @@ export const DEFAULT_COMMANDS: Record<DevMode, readonly string[]> = {
  * for the command and writes its exit status to the file named by VIGIE_DEV_EXIT_FILE, so
  * a crash stays reportable after the process that started the server is gone. The
  * command reaches it as "$@": a constant script, arguments as an array.
+ *
+ * With VIGIE_DEV_OWNER set (the pid of the client that started it: an MCP server, an
+ * OpenCode process), a watcher in the group ends the whole group once that process is
+ * gone, however it ended (even SIGKILL): a server never outlives its client. The watcher
+ * is ended as soon as the command exits.
  */
-const SUPERVISOR = ["sh", "-c", '"$@"; echo $? > "$VIGIE_DEV_EXIT_FILE"', "vigie-dev-server"];
+const SUPERVISOR = [
+  "sh",
+  "-c",
+  'if [ -n "$VIGIE_DEV_OWNER" ]; then (while kill -0 "$VIGIE_DEV_OWNER" 2>/dev/null; do sleep 1; done; kill -TERM 0) & watcher=$!; fi; ' +
+    '"$@"; status=$?; [ -n "$watcher" ] && kill "$watcher" 2>/dev/null; echo $status > "$VIGIE_DEV_EXIT_FILE"',
+  "vigie-dev-server",
+];
 
 export interface StartOptions {
   /** The port to ask for. Default: 4321, or the next free one when 4321 is taken. */
@@ -49,6 +60,8 @@ export interface StartOptions {
   signal?: AbortSignal;
   /** Extra environment for the server. */
   env?: Record<string, string>;
+  /** The pid of the process the server must not outlive (see SUPERVISOR). Default: none, it runs until stopped. */
+  ownerPid?: number;
 }
 
 /** Why a start failed; tools/devAnswers.ts words the hint for each (the core names no tool). */
@@ -114,7 +127,14 @@ export async function startDevServer(project: Project, options: StartOptions = {
     }
     const chosen = await choosePort(options.port);
     if ("kind" in chosen) return chosen;
-    const result = await spawnAndWait(project, { command, mode, port: chosen.port, timeoutMs, signal: options.signal, env: options.env });
+    const result = await spawnAndWait(project, {
+      command,
+      mode,
+      port: chosen.port,
+      timeoutMs,
+      signal: options.signal,
+      env: { VIGIE_DEV_OWNER: options.ownerPid ? String(options.ownerPid) : "", ...options.env },
+    });
     if (chosen.note && result.kind === "started") result.portNote = chosen.note;
     return result;
   });
