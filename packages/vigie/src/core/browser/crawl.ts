@@ -54,7 +54,7 @@ interface Locator {
   fetchText: FetchText;
 }
 
-/** Fills the page's `located`/`errorSources` and its image violations' `sources`, in place; never throws. */
+/** Fills the `located` of the page's findings and its image violations' `sources`, in place; never throws. */
 async function locatePage(page: CrawlPage, locator: Locator): Promise<void> {
   const work = (async () => {
     if (hasFaults(page)) await locateFindings(page, locator.root, { files: locator.files, fetchText: locator.fetchText });
@@ -217,7 +217,9 @@ async function visit(page: Page, path: string, run: Visit, onChecked: (checked: 
       await page.close().catch(() => undefined);
     });
   const url = `${run.baseUrl}${path}`;
-  const findings = await bounded(checkPage(page, url, run.options), run.pageTimeoutMs).catch((error: Error) => unchecked(url, error));
+  const findings = await bounded(checkPage(page, url, { read: true, ...run.options }), run.pageTimeoutMs).catch((error: Error) =>
+    unchecked(url, error),
+  );
   const ok = findings.status > 0 && findings.status < 400;
   const audit =
     run.options.a11y && ok && !page.isClosed() ? await bounded(run.audit(page, path), 30_000).catch(() => undefined) : undefined;

@@ -7,6 +7,7 @@ import { clip } from "../answer.ts";
 import type { Located } from "../source/located.ts";
 import { parseStack, type StackFrame } from "../source/stacks.ts";
 import { waitUntil } from "../wait.ts";
+import { type Island, readIslands, readPage } from "./islands.ts";
 
 export interface FailedRequest {
   url: string;
@@ -35,21 +36,35 @@ export interface DevErrorPage {
   file?: string;
 }
 
+/** One distinct uncaught exception, unhandled rejection or console error of a page. */
+export interface PageError {
+  /** "Uncaught TypeError: x is undefined", or the console line's text. */
+  message: string;
+  /** Where the browser says it came from, as it names it ("/_astro/x.js:1:234"); absent when it says nothing. */
+  at?: string;
+  /** How many times the same message came from the same place. */
+  count: number;
+  /** Its stack frames, top first (at most 4); empty when it has none. */
+  frames: StackFrame[];
+  /** Its source once located (js_errors, a crawl with a source root). */
+  located?: Located;
+  /** The island whose component's code raised it, when a frame is in that component's module. */
+  island?: string;
+}
+
 export interface PageFindings {
   url: string;
   /** HTTP status of the document (0 when it never answered). */
   status: number;
   title?: string;
-  /** Uncaught exceptions, unhandled rejections and console errors. */
-  errors: string[];
-  /** The stack frames (top first, at most 4) of each of `errors`, same order; absent when none has any. */
-  errorFrames?: StackFrame[][];
-  /** The source of each of `errors`, same order, once located (js_errors). */
-  errorSources?: Located[];
+  /** Uncaught exceptions, unhandled rejections and console errors, each once with its count. */
+  errors: PageError[];
   warnings: string[];
   failedRequests: FailedRequest[];
   mermaid: MermaidFailure[];
   devError?: DevErrorPage;
+  /** The page's Astro islands, when it has any and the check read the page as a reader does. */
+  islands?: Island[];
   /** Set when a wait ran out: what was still pending. */
   incomplete?: string;
 }
@@ -63,6 +78,11 @@ export interface CheckOptions {
   quietMs?: number;
   /** Cap on waiting for the network and for diagrams after load. Default 8 s. */
   settleTimeoutMs?: number;
+  /**
+   * Read the page as a reader does once it has settled: scroll to its end in steps (lazy
+   * images, `client:visible` islands), wait for `client:idle` islands, and list the islands.
+   */
+  read?: boolean;
 }
 
 const MAX_MESSAGE = 300;
@@ -75,16 +95,19 @@ function sameOrigin(a: string, b: string): boolean {
   }
 }
 
-/** Uncaught exceptions and console messages, with the stack frames of each error text. */
+/** Uncaught exceptions and console messages: each distinct error once, with its count and stack frames. */
 function recordMessages(options: CheckOptions) {
-  const errors: string[] = [];
+  /** By message and place: the same error from the same place is counted, not repeated. */
+  const errors = new Map<string, PageError>();
   const warnings: string[] = [];
   /** "Failed to load resource" console lines: kept only when their request was not seen. */
   const resourceErrors: { text: string; url: string }[] = [];
-  /** Stack frames of each error text, the first time it was seen. */
-  const frames = new Map<string, StackFrame[]>();
-  const remember = (text: string, stack: StackFrame[]) => {
-    if (stack.length > 0 && !frames.has(text)) frames.set(text, stack.slice(0, 4));
+  const add = (message: string, at: string | undefined, frames: StackFrame[]) => {
+    const key = `${message}\u0000${at ?? ""}`;
+    const seen = errors.get(key);
+    if (seen) seen.count += 1;
+    else
+      errors.set(key, { message: clip(message, MAX_MESSAGE), ...(at ? { at: clip(at, 200) } : {}), count: 1, frames: frames.slice(0, 4) });
   };
 
   const onPageError = (error: Error) => {
@@ -92,15 +115,9 @@ function recordMessages(options: CheckOptions) {
     const frame = error.stack
       ?.split("\n")
       .find((line) => /^\s+at /.test(line))
-      ?.trim();
-    const message = clip(
-      frame
-        ? `Uncaught ${error.name && error.name !== "Error" ? `${error.name}: ` : ""}${text} (${frame.replace(/^at /, "")})`
-        : `Uncaught ${text}`,
-      MAX_MESSAGE,
-    );
-    errors.push(message);
-    remember(message, parseStack(error.stack));
+      ?.trim()
+      .replace(/^at /, "");
+    add(`Uncaught ${error.name && error.name !== "Error" ? `${error.name}: ` : ""}${text}`, frame, parseStack(error.stack));
   };
   const onConsole = (message: {
     type(): string;
@@ -115,14 +132,14 @@ function recordMessages(options: CheckOptions) {
       resourceErrors.push({ text, url: location.url });
       return;
     }
-    const where = location.url ? ` (${location.url.replace(/^https?:\/\/[^/]+/, "")}:${location.lineNumber + 1})` : "";
-    const line = clip(`${text}${where}`, MAX_MESSAGE);
-    (type === "error" ? errors : warnings).push(line);
-    if (type === "error" && location.url) {
-      remember(line, [{ url: location.url, line: location.lineNumber + 1, column: location.columnNumber + 1 }]);
+    const at = location.url ? `${location.url.replace(/^https?:\/\/[^/]+/, "")}:${location.lineNumber + 1}` : undefined;
+    if (type === "warning") {
+      warnings.push(clip(`${text}${at ? ` (${at})` : ""}`, MAX_MESSAGE));
+      return;
     }
+    add(text, at, location.url ? [{ url: location.url, line: location.lineNumber + 1, column: location.columnNumber + 1 }] : []);
   };
-  return { errors, warnings, resourceErrors, frames, onPageError, onConsole };
+  return { errors, warnings, resourceErrors, add, onPageError, onConsole };
 }
 
 /** Requests in flight, failed requests and responses >= 400, and the main frame's navigations. */
@@ -209,16 +226,17 @@ function collect(page: Page, options: CheckOptions) {
     inflight: network.inflight,
     navigations: network.navigations,
     quietFor: network.quietFor,
-    stop() {
+    /** Detaches; `ignored` says which failed URLs are not the page's (the browser's own favicon request). */
+    stop(ignored: (url: string) => boolean = () => false) {
       listen(page.off.bind(page));
       const failed = network.failedRequests();
-      const { errors, warnings, frames } = messages;
+      for (const url of failed.keys()) if (ignored(url)) failed.delete(url);
       // A "Failed to load resource" console line already has its request above; keep
       // only those whose request we did not see.
       for (const { text, url } of messages.resourceErrors) {
-        if (!failed.has(url) && !network.documents.has(url)) errors.push(clip(`${text}${url ? ` (${url})` : ""}`, MAX_MESSAGE));
+        if (!failed.has(url) && !network.documents.has(url) && !ignored(url)) messages.add(text, url || undefined, []);
       }
-      return { errors, warnings, failedRequests: [...failed.values()], frames };
+      return { errors: [...messages.errors.values()], warnings: messages.warnings, failedRequests: [...failed.values()] };
     },
   };
 }
@@ -307,6 +325,29 @@ async function devErrorPage(page: Page, status: number): Promise<DevErrorPage | 
   };
 }
 
+/** How long reading a page (scrolling, waiting for islands) may take at most. */
+const READ_TIMEOUT_MS = 5000;
+
+/** The icons the page declares (`<link rel="icon">`), as absolute URLs. */
+async function declaredIcons(page: Page): Promise<Set<string>> {
+  const hrefs = await page
+    .evaluate(() => [...document.querySelectorAll('link[rel~="icon" i]')].map((link) => (link as HTMLLinkElement).href))
+    .catch(() => [] as string[]);
+  return new Set(hrefs);
+}
+
+/**
+ * The browser asks for /favicon.ico by itself when a page declares no icon, and only on the
+ * first page it loads from an origin: a fault of the page only when the page declares it.
+ */
+function isUndeclaredFavicon(url: string, declared: Set<string>): boolean {
+  try {
+    return new URL(url).pathname === "/favicon.ico" && !declared.has(url);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Opens `url` in `page` and returns every fault seen until the page settled (load, a
  * short network quiet, diagrams drawn), within the timeouts.
@@ -337,40 +378,39 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
         incomplete = `the network was still busy after ${settleTimeout / 1000} s`;
     }
   }
+  if (options.read && !incomplete && !page.isClosed()) {
+    const deadline = Date.now() + Math.min(settleTimeout, READ_TIMEOUT_MS);
+    await readPage(page, deadline);
+    // What scrolling started (islands' modules, lazy images) settles too.
+    await waitForQuiet(collector, options.quietMs ?? 150, Math.max(deadline, Date.now() + 1000));
+  }
   const mermaid = await mermaidFailures(page);
   const devError = await devErrorPage(page, status);
   const title = await page.title().catch(() => undefined);
-  const seen = collector.stop();
-  seen.errors = countRepeats(seen.errors);
+  const icons = await declaredIcons(page);
+  const seen = collector.stop((failed) => isUndeclaredFavicon(failed, icons));
   // A failed diagram also surfaces as a console error or mermaid's opaque "Object" page
   // error; the diagram finding says it better, so those are not repeated.
   const errors = mermaid.length
     ? seen.errors.filter(
-        (error) =>
-          !/^Uncaught (Object|\[object Object\])$/.test(error) &&
-          !/mermaid|Parse error on line|Lexical error|Syntax error in text/i.test(error),
+        ({ message, at }) =>
+          !/^Uncaught (Object|\[object Object\])$/.test(message) &&
+          !/mermaid|Parse error on line|Lexical error|Syntax error in text/i.test(`${message} ${at ?? ""}`),
       )
     : seen.errors;
-  const errorFrames = errors.map((error) => seen.frames.get(error.replace(/ \(×\d+\)$/, "")) ?? []);
+  const islands = options.read ? await readIslands(page, errors) : [];
   return {
     url,
     status,
     ...(title ? { title: clip(title, 120) } : {}),
     errors,
-    ...(errorFrames.some((frames) => frames.length > 0) ? { errorFrames } : {}),
+    ...(islands.length ? { islands } : {}),
     warnings: seen.warnings,
     failedRequests: seen.failedRequests,
     mermaid,
     ...(devError ? { devError } : {}),
     ...(incomplete ? { incomplete } : {}),
   };
-}
-
-/** Identical messages once, with how many times they came: "message (×2)". */
-function countRepeats(messages: string[]): string[] {
-  const counts = new Map<string, number>();
-  for (const message of messages) counts.set(message, (counts.get(message) ?? 0) + 1);
-  return [...counts].map(([message, count]) => (count > 1 ? `${message} (×${count})` : message));
 }
 
 /** True when a reader would see something broken on the page. */
@@ -381,7 +421,8 @@ export function hasFaults(findings: PageFindings): boolean {
     findings.errors.length > 0 ||
     findings.failedRequests.length > 0 ||
     findings.mermaid.length > 0 ||
-    findings.devError !== undefined
+    findings.devError !== undefined ||
+    (findings.islands?.some((island) => island.fault !== undefined) ?? false)
   );
 }
 
