@@ -101,6 +101,9 @@ async function pendingIslands(page: Page): Promise<number> {
     .catch(() => 0);
 }
 
+/** No island hydrated for this long: the others are not going to. */
+const STALLED_MS = 1000;
+
 export interface ReadOptions {
   /** Pause after each scroll step. Default 60 ms. */
   stepMs?: number;
@@ -136,8 +139,19 @@ export async function readPage(page: Page, deadline: number, options: ReadOption
       { stepMs, maxSteps, until: Date.now() + Math.max(0, deadline - Date.now()) },
     )
     .catch(() => undefined);
-  if ((await pendingIslands(page)) > 0) {
-    await waitUntil(async () => (await pendingIslands(page)) === 0, { timeoutMs: Math.max(0, deadline - Date.now()), intervalMs: 50 });
+  // Waits while islands still hydrate: until none is pending, or none has hydrated for
+  // STALLED_MS (an island whose code threw never will).
+  let pending = await pendingIslands(page);
+  let changed = Date.now();
+  if (pending > 0) {
+    await waitUntil(
+      async () => {
+        const now = await pendingIslands(page);
+        if (now !== pending) [pending, changed] = [now, Date.now()];
+        return now === 0 || Date.now() - changed >= STALLED_MS;
+      },
+      { timeoutMs: Math.max(0, deadline - Date.now()), intervalMs: 50 },
+    );
   }
   await page.evaluate(() => window.scrollTo(0, 0)).catch(() => undefined);
 }
