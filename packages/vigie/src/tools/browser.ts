@@ -116,13 +116,27 @@ export const browserTools: ToolDefinition[] = [
     readOnly: true,
     idempotent: true,
     description:
-      "Load one page in headless Chromium and report what breaks it at runtime: uncaught errors, console errors, failed requests and responses >= 400, failed Mermaid diagrams, Astro's dev error page, each with its source file:line where known. Call after every change to a page.",
-    args: (z) => ({ ...target(z), warnings: z.boolean().describe("also list console warnings").optional() }),
+      "Load one page in headless Chromium, scroll it to the end and wait for its islands as a reader would, and report what breaks it at runtime: uncaught errors, console errors, failed requests and responses >= 400, islands that throw or never hydrate, hydration mismatches, failed Mermaid diagrams, Astro's dev error page, each with its source file:line where known. Call after every change to a page.",
+    args: (z) => ({
+      ...target(z),
+      warnings: z.boolean().describe("also list console warnings").optional(),
+      follow: z
+        .array(
+          z
+            .string()
+            .regex(/^\/[^\s]*$/, "an in-site path starting with /")
+            .max(300),
+        )
+        .max(5)
+        .describe('in-site paths to go to after the load by clicking links, as a reader does (errors after it say "after /a/ → /b/")')
+        .optional(),
+    }),
     run: async (args, { project }) => {
       const path = args.path ?? "/";
       const findings = await checkJsErrors(sharedSession(), resolvePageUrl(project, args), {
         warnings: args.warnings ?? false,
         sourceRoot: project.root,
+        ...(args.follow?.length ? { follow: args.follow } : {}),
       });
       const answer = findingsAnswer(findings, path);
       const total = pageFaults(findings).length;

@@ -6,7 +6,7 @@ import { clip } from "../answer.ts";
 import type { Located } from "../source/located.ts";
 import type { PageError, PageFindings } from "./watch.ts";
 
-export type FaultKind = "status" | "dev-error" | "diagram" | "island" | "hydration" | "error" | "request";
+export type FaultKind = "status" | "dev-error" | "diagram" | "island" | "hydration" | "error" | "navigation" | "request";
 
 export interface PageFault {
   kind: FaultKind;
@@ -21,6 +21,8 @@ export interface PageFault {
   island?: string;
   /** For a failed request: its URL. */
   url?: string;
+  /** Raised after an in-site navigation the check made: "/from/ → /to/". */
+  after?: string;
 }
 
 /** React's production error codes a page check meets, with React's own words (react.dev/errors). */
@@ -62,6 +64,7 @@ function errorFault(error: PageError): PageFault {
     ...(error.at ? { at: error.at } : {}),
     ...(error.located ? { located: error.located } : {}),
     ...(error.island ? { island: error.island } : {}),
+    ...(error.after ? { after: error.after } : {}),
   };
 }
 
@@ -95,6 +98,10 @@ export function pageFaults(findings: PageFindings): PageFault[] {
     });
   }
   for (const error of findings.errors) faults.push(errorFault(error));
+  for (const navigation of findings.navigations ?? []) {
+    if (navigation.failed)
+      faults.push({ kind: "navigation", message: `${navigation.from} → ${navigation.to}: ${navigation.failed}`, count: 1 });
+  }
   for (const failed of findings.failedRequests) {
     const where = origin && failed.url.startsWith(origin) ? failed.url.slice(origin.length) : failed.url;
     faults.push({
@@ -121,10 +128,11 @@ function originOf(url: string): string | undefined {
  * when its source is not known, and its count.
  */
 export function faultText(fault: PageFault, max = 200): string {
+  const after = fault.after ? `after ${fault.after}: ` : "";
   const island = fault.island && fault.kind !== "island" ? `island ${fault.island}: ` : "";
   const where = fault.at && !(fault.located && "source" in fault.located) ? ` (${fault.at})` : "";
   const count = fault.count > 1 ? ` (×${fault.count})` : "";
-  return clip(`${island}${fault.message}${where}`, max - count.length) + count;
+  return clip(`${after}${island}${fault.message}${where}`, max - count.length) + count;
 }
 
 const NOUNS: Record<Exclude<FaultKind, "status" | "dev-error">, [string, string]> = {
@@ -132,6 +140,7 @@ const NOUNS: Record<Exclude<FaultKind, "status" | "dev-error">, [string, string]
   island: ["island not hydrated", "islands not hydrated"],
   hydration: ["hydration mismatch", "hydration mismatches"],
   error: ["error", "errors"],
+  navigation: ["failed navigation", "failed navigations"],
   request: ["failed request", "failed requests"],
 };
 

@@ -50,6 +50,18 @@ export interface PageError {
   located?: Located;
   /** The island whose component's code raised it, when a frame is in that component's module. */
   island?: string;
+  /** Raised after an in-site navigation the check made: "/from/ → /to/". */
+  after?: string;
+}
+
+/** An in-site navigation the check made after the page was read (a link clicked, as a reader does). */
+export interface Navigation {
+  from: string;
+  to: string;
+  /** True when the site swapped the page without a load (Astro's `<ClientRouter />`). */
+  swapped: boolean;
+  /** Why it did not happen or did not finish. */
+  failed?: string;
 }
 
 export interface PageFindings {
@@ -65,6 +77,8 @@ export interface PageFindings {
   devError?: DevErrorPage;
   /** The page's Astro islands, when it has any and the check read the page as a reader does. */
   islands?: Island[];
+  /** The in-site navigations made after the page was read, when asked. */
+  navigations?: Navigation[];
   /** Set when a wait ran out: what was still pending. */
   incomplete?: string;
 }
@@ -83,6 +97,14 @@ export interface CheckOptions {
    * images, `client:visible` islands), wait for `client:idle` islands, and list the islands.
    */
   read?: boolean;
+  /**
+   * In-site paths to go to after the page was read, one after the other, by clicking a link as
+   * a reader does (with `<ClientRouter />` the site swaps the page without a load); "first": the
+   * page's first in-site link, only on a site with `<ClientRouter />`.
+   */
+  follow?: string[] | "first";
+  /** Called before the first navigation, while the page is still the one loaded (a crawl reads its links). */
+  beforeNavigating?: (page: Page) => Promise<void>;
 }
 
 const MAX_MESSAGE = 300;
@@ -102,12 +124,21 @@ function recordMessages(options: CheckOptions) {
   const warnings: string[] = [];
   /** "Failed to load resource" console lines: kept only when their request was not seen. */
   const resourceErrors: { text: string; url: string }[] = [];
+  /** The navigation the check made last ("/a/ → /b/"), when it made one: later errors came after it. */
+  const phase: { after?: string } = {};
   const add = (message: string, at: string | undefined, frames: StackFrame[]) => {
-    const key = `${message}\u0000${at ?? ""}`;
+    const after = phase.after;
+    const key = `${message}\u0000${at ?? ""}\u0000${after ?? ""}`;
     const seen = errors.get(key);
     if (seen) seen.count += 1;
     else
-      errors.set(key, { message: clip(message, MAX_MESSAGE), ...(at ? { at: clip(at, 200) } : {}), count: 1, frames: frames.slice(0, 4) });
+      errors.set(key, {
+        message: clip(message, MAX_MESSAGE),
+        ...(at ? { at: clip(at, 200) } : {}),
+        count: 1,
+        frames: frames.slice(0, 4),
+        ...(after ? { after } : {}),
+      });
   };
 
   const onPageError = (error: Error) => {
@@ -139,7 +170,7 @@ function recordMessages(options: CheckOptions) {
     }
     add(text, at, location.url ? [{ url: location.url, line: location.lineNumber + 1, column: location.columnNumber + 1 }] : []);
   };
-  return { errors, warnings, resourceErrors, add, onPageError, onConsole };
+  return { errors, warnings, resourceErrors, phase, add, onPageError, onConsole };
 }
 
 /** Requests in flight, failed requests and responses >= 400, and the main frame's navigations. */
@@ -170,6 +201,8 @@ function recordNetwork(page: Page) {
   };
   const onFailed = (request: Request) => {
     onDone(request);
+    // A prefetch the page dropped (`<ClientRouter />` prefetches on hover, and a click cancels it).
+    if (request.headers()["sec-purpose"]?.includes("prefetch") && request.failure()?.errorText === "net::ERR_ABORTED") return;
     const reason = request.failure()?.errorText ?? "failed";
     if (reason === "net::ERR_ABORTED" && !request.isNavigationRequest()) aborted.set(request.url(), issuedIn.get(request) ?? navigations);
     if (!failed.has(request.url())) failed.set(request.url(), { url: request.url(), reason, type: request.resourceType() });
@@ -223,6 +256,10 @@ function collect(page: Page, options: CheckOptions) {
   listen(page.on.bind(page));
 
   return {
+    /** From now on, errors came after this navigation. */
+    navigated(label: string) {
+      messages.phase.after = label;
+    },
     inflight: network.inflight,
     navigations: network.navigations,
     quietFor: network.quietFor,
@@ -325,6 +362,86 @@ async function devErrorPage(page: Page, status: number): Promise<DevErrorPage | 
   };
 }
 
+/** Most navigations one check makes, and how long each may take. */
+const MAX_NAVIGATIONS = 5;
+const NAVIGATION_TIMEOUT_MS = 8000;
+
+/**
+ * After the page was read: goes to each path by clicking a link to it (one made for the
+ * purpose when the page has none: `<ClientRouter />` handles every in-site anchor), waits
+ * for the new page (`astro:page-load` when the site swaps pages, else the load), and reads
+ * it. Errors from then on are marked as coming after that navigation.
+ */
+async function navigate(
+  page: Page,
+  collector: ReturnType<typeof collect>,
+  options: CheckOptions,
+  follow: string[] | "first",
+): Promise<Navigation[]> {
+  const swaps = await page
+    .evaluate(() => document.querySelector('meta[name="astro-view-transitions-enabled"]') !== null)
+    .catch(() => false);
+  let paths: string[];
+  if (follow === "first") {
+    if (!swaps) return [];
+    const here = new URL(page.url()).pathname;
+    const first = await page
+      .evaluate((here) => {
+        for (const anchor of document.querySelectorAll<HTMLAnchorElement>("a[href]")) {
+          const url = new URL(anchor.href, location.href);
+          if (url.origin === location.origin && url.pathname !== here && !anchor.hasAttribute("download") && !/\.\w+$/.test(url.pathname))
+            return url.pathname;
+        }
+        return undefined;
+      }, here)
+      .catch(() => undefined);
+    paths = first ? [first] : [];
+  } else paths = follow.slice(0, MAX_NAVIGATIONS);
+  if (paths.length && options.beforeNavigating) await options.beforeNavigating(page).catch(() => undefined);
+  const navigations: Navigation[] = [];
+  for (const to of paths) {
+    const from = new URL(page.url()).pathname;
+    collector.navigated(`${from} → ${to}`);
+    const failed = await page
+      .evaluate(
+        async ({ to, swaps, timeoutMs }) => {
+          const loaded = swaps
+            ? new Promise<boolean>((resolve) => {
+                document.addEventListener("astro:page-load", () => resolve(true), { once: true });
+                setTimeout(() => resolve(false), timeoutMs);
+              })
+            : undefined;
+          let anchor = [...document.querySelectorAll<HTMLAnchorElement>("a[href]")].find(
+            (link) => new URL(link.href, location.href).pathname === to && link.target !== "_blank",
+          );
+          if (!anchor) {
+            anchor = document.createElement("a");
+            anchor.href = to;
+            anchor.hidden = true;
+            document.body.append(anchor);
+          }
+          anchor.click();
+          if (loaded && !(await loaded)) return "the new page did not finish loading (no astro:page-load)";
+          return undefined;
+        },
+        { to, swaps, timeoutMs: NAVIGATION_TIMEOUT_MS },
+      )
+      // Without <ClientRouter />, the click loads a new document and ends this evaluation.
+      .catch((error: Error) => (swaps ? clip(error.message.split("\n")[0] ?? "failed", 120) : undefined));
+    if (!swaps) await page.waitForLoadState("load", { timeout: NAVIGATION_TIMEOUT_MS }).catch(() => undefined);
+    const deadline = Date.now() + NAVIGATION_TIMEOUT_MS;
+    await waitForQuiet(collector, options.quietMs ?? 150, deadline);
+    if (options.read) {
+      await readPage(page, Math.min(deadline, Date.now() + READ_TIMEOUT_MS));
+      await waitForQuiet(collector, options.quietMs ?? 150, Math.max(deadline, Date.now() + 1000));
+    }
+    const landed = new URL(page.url()).pathname;
+    const wrong = landed !== to ? `ended on ${landed}` : undefined;
+    navigations.push({ from, to, swapped: swaps, ...(failed || wrong ? { failed: failed ?? wrong } : {}) });
+  }
+  return navigations;
+}
+
 /** How long reading a page (scrolling, waiting for islands) may take at most. */
 const READ_TIMEOUT_MS = 5000;
 
@@ -384,6 +501,10 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
     // What scrolling started (islands' modules, lazy images) settles too.
     await waitForQuiet(collector, options.quietMs ?? 150, Math.max(deadline, Date.now() + 1000));
   }
+  const navigations =
+    options.follow && !incomplete && !page.isClosed() && status > 0 && status < 400
+      ? await navigate(page, collector, options, options.follow)
+      : [];
   const mermaid = await mermaidFailures(page);
   const devError = await devErrorPage(page, status);
   const title = await page.title().catch(() => undefined);
@@ -405,6 +526,7 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
     ...(title ? { title: clip(title, 120) } : {}),
     errors,
     ...(islands.length ? { islands } : {}),
+    ...(navigations.length ? { navigations } : {}),
     warnings: seen.warnings,
     failedRequests: seen.failedRequests,
     mermaid,
@@ -422,7 +544,8 @@ export function hasFaults(findings: PageFindings): boolean {
     findings.failedRequests.length > 0 ||
     findings.mermaid.length > 0 ||
     findings.devError !== undefined ||
-    (findings.islands?.some((island) => island.fault !== undefined) ?? false)
+    (findings.islands?.some((island) => island.fault !== undefined) ?? false) ||
+    (findings.navigations?.some((navigation) => navigation.failed !== undefined) ?? false)
   );
 }
 

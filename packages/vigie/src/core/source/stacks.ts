@@ -170,6 +170,9 @@ async function locateFrame(files: SourceFiles, frame: StackFrame, pageUrl: strin
   if (!url || !page) return unknown(`no URL in the stack frame`);
   if (url.origin !== page.origin) return unknown(`a script from ${url.origin}`);
   if (url.pathname === page.pathname) return inlineFrame(files, frame, pageUrl, fetchText);
+  // Another page of the site (a script run after an in-site navigation): an inline script of that page.
+  if (url.pathname.endsWith("/") || url.pathname.endsWith(".html"))
+    return inlineFrame(files, frame, `${url.origin}${url.pathname}`, fetchText);
   return moduleFrame(files, frame, fetchText);
 }
 

@@ -7,9 +7,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { pageFaults } from "../../../src/core/browser/faults.ts";
+import { crawlSite } from "../../../src/core/browser/crawl.ts";
+import { faultText, pageFaults } from "../../../src/core/browser/faults.ts";
 import { checkJsErrors, summarize } from "../../../src/core/browser/jsErrors.ts";
 import { BrowserSession } from "../../../src/core/browser/session.ts";
+import type { CheckOptions } from "../../../src/core/browser/watch.ts";
 import { html, type PageServer, startPageServer } from "../../support/pages.ts";
 
 const session = new BrowserSession({ idleMs: 5_000 });
@@ -47,6 +49,22 @@ customElements.define("astro-island", class extends HTMLElement {
 const island = (name: string, directive: string, value = "") =>
   `<astro-island uid="${name}" component-url="/src/components/${name}.tsx" component-export="default" renderer-url="/@id/@astrojs/react/client.js" props="{}" ssr client="${directive}" opts='{"name":"${name}","value":"${value}"}'><p>${name}</p></astro-island>`;
 
+/** A stand-in for `<ClientRouter />`: in-site clicks fetch the page and swap its body, then `astro:page-load`. */
+const ROUTER = `<meta name="astro-view-transitions-enabled" content="true"><script>
+document.addEventListener("click", async (event) => {
+  const anchor = event.target.closest("a");
+  if (!anchor || new URL(anchor.href).origin !== location.origin) return;
+  event.preventDefault();
+  const text = await (await fetch(anchor.href)).text();
+  history.pushState({}, "", anchor.href);
+  document.body.replaceWith(new DOMParser().parseFromString(text, "text/html").body);
+  document.dispatchEvent(new Event("astro:page-load"));
+});
+document.addEventListener("astro:page-load", () => {
+  if (location.pathname === "/two/") throw new Error("second page failed on purpose");
+});
+</script>`;
+
 const module = (body: string) => ({ type: "text/javascript", body: `export default function (element) { ${body} }` });
 const below = (content: string) => `<div style="height: 3000px">tall</div>${content}`;
 
@@ -70,6 +88,8 @@ before(async () => {
   server.routes.set("/media/", { body: html(`${ISLAND_RUNTIME}${island("Wide", "media", "(max-width: 400px)")}`) });
   server.routes.set("/mismatch/", { body: html(`${ISLAND_RUNTIME}${island("Mismatch", "load")}`) });
   server.routes.set("/never/", { body: html(`${ISLAND_RUNTIME}${island("Missing", "load")}`) });
+  server.routes.set("/one/", { body: html(`${ROUTER}<a href="/two/">two</a>`) });
+  server.routes.set("/two/", { body: html(`${ROUTER}<p>two</p>`) });
   // No <link rel="icon">: Chromium asks for /favicon.ico itself (a 404 here).
   server.routes.set("/bare/", {
     body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bare</title></head><body><p>bare</p></body></html>`,
@@ -82,7 +102,8 @@ after(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const check = (path: string) => checkJsErrors(session, `${server.url}${path}`, { sourceRoot: root });
+const check = (path: string, options: CheckOptions = {}) =>
+  checkJsErrors(session, `${server.url}${path}`, { sourceRoot: root, ...options });
 
 describe("a page read as a reader reads it", () => {
   test("idle and below-the-fold visible islands hydrate: the page is clean and its islands are listed", async () => {
@@ -126,6 +147,36 @@ describe("a page read as a reader reads it", () => {
     const island = pageFaults(findings).find((one) => one.kind === "island");
     assert.ok(island, JSON.stringify(findings));
     assert.match(island.message, /island Missing \(react, client:load\)/);
+  });
+});
+
+describe("in-site navigations (a site with <ClientRouter />)", () => {
+  test("an error after a navigation is told as such, from → to; the page alone is clean", async () => {
+    assert.equal(summarize(await check("/one/")), "clean: no error, no failed request");
+    const findings = await check("/one/", { follow: ["/two/"] });
+    assert.deepEqual(findings.navigations, [{ from: "/one/", to: "/two/", swapped: true }]);
+    const [fault] = pageFaults(findings);
+    assert.equal(fault?.after, "/one/ → /two/", JSON.stringify(findings));
+    assert.match(
+      faultText(fault ?? { kind: "error", message: "", count: 0 }),
+      /^after \/one\/ → \/two\/: Uncaught second page failed on purpose/,
+    );
+  });
+
+  test("a crawl follows the first in-site link of the first page of each kind", async () => {
+    const result = await crawlSite(session, server.url, { paths: ["/one/"], sourceRoot: root });
+    const [page] = result.pages;
+    assert.deepEqual(page?.navigations, [{ from: "/one/", to: "/two/", swapped: true }]);
+    assert.match(
+      faultText(
+        pageFaults(page ?? { url: "", status: 0, errors: [], warnings: [], failedRequests: [], mermaid: [] })[0] ?? {
+          kind: "error",
+          message: "",
+          count: 0,
+        },
+      ),
+      /after \/one\/ → \/two\//,
+    );
   });
 });
 

@@ -19,6 +19,7 @@ const RULES: Record<PageFault["kind"], string> = {
   island: "island",
   hydration: "hydration",
   error: "page-error",
+  navigation: "navigation",
   request: "failed-request",
 };
 
