@@ -6,6 +6,7 @@ import type { Page } from "playwright-core";
 import { clip } from "../answer.ts";
 import type { Located } from "../source/located.ts";
 import { waitUntil } from "../wait.ts";
+import { isHydrationError } from "./faults.ts";
 import type { PageError } from "./watch.ts";
 
 export interface Island {
@@ -160,7 +161,7 @@ export async function readPage(page: Page, deadline: number, options: ReadOption
 export async function readIslands(page: Page, errors: PageError[]): Promise<Island[]> {
   const raw = await rawIslands(page);
   const viewport = page.viewportSize();
-  return raw.map((island) => {
+  const islands = raw.map((island) => {
     let opts: { name?: unknown; value?: unknown } = {};
     try {
       opts = JSON.parse(island.opts) as typeof opts;
@@ -197,4 +198,8 @@ export async function readIslands(page: Page, errors: PageError[]): Promise<Isla
     const why = island.directive === "visible" ? "did not hydrate although scrolled into view" : "did not hydrate before the check ended";
     return { ...base, fault: why };
   });
+  // A hydration error comes from an island: on a page with one island, from that one.
+  const [only] = islands;
+  if (only && islands.length === 1) for (const error of errors) if (!error.island && isHydrationError(error)) error.island = only.component;
+  return islands;
 }

@@ -168,7 +168,10 @@ function recordMessages(options: CheckOptions) {
       warnings.push(clip(`${text}${at ? ` (${at})` : ""}`, MAX_MESSAGE));
       return;
     }
-    add(text, at, location.url ? [{ url: location.url, line: location.lineNumber + 1, column: location.columnNumber + 1 }] : []);
+    // console.error(error) prints the error's stack: its frames say more than the caller's line.
+    const stack = parseStack(text);
+    const here = location.url ? [{ url: location.url, line: location.lineNumber + 1, column: location.columnNumber + 1 }] : [];
+    add(stack.length ? (text.split("\n")[0] ?? text) : text, at, stack.length ? stack : here);
   };
   return { errors, warnings, resourceErrors, phase, add, onPageError, onConsole };
 }
