@@ -142,7 +142,8 @@ function recordMessages(options: CheckOptions) {
   };
 
   const onPageError = (error: Error) => {
-    const text = error.message || String(error);
+    // The first line: Svelte appends its component stack ("\n\n\tin $effect\n\tin X.svelte") to the message.
+    const text = (error.message || String(error)).split("\n")[0]?.trim() || String(error);
     const frame = error.stack
       ?.split("\n")
       .find((line) => /^\s+at /.test(line))
