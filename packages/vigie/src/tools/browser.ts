@@ -57,7 +57,7 @@ const A11Y_SOURCE_UNKNOWN =
 /** A fault as a plain string when nothing was located, else an object with its source. */
 function faultItem(key: string, fault: PageFault, located: Located | undefined): string | Answer {
   const text = faultText(fault);
-  const where = whereOf(located, key === "request" ? 160 : 160);
+  const where = whereOf(located);
   return where ? { [key]: text, ...where } : text;
 }
 
