@@ -63,5 +63,7 @@ export default async function (): Promise<string> {
     ...rows,
     "",
     crawlRow,
+    "",
+    "On the islands site, `test/islands.npm.test.ts` prints the same three figures for its home page (its dev server).",
   ].join("\n");
 }
