@@ -148,7 +148,7 @@ function recordMessages(options: CheckOptions) {
       ?.split("\n")
       .find((line) => /^\s+at /.test(line))
       ?.trim()
-      .replace(/^at /, "")
+      .replace(/^at (?:[^(]* \((.*)\)|(.*))$/, "$1$2")
       .replace(/https?:\/\/[^/\s)]+/, "");
     add(`Uncaught ${error.name && error.name !== "Error" ? `${error.name}: ` : ""}${text}`, frame, parseStack(error.stack));
   };
