@@ -2,12 +2,13 @@ import { type Answer, clip, VigieError, writeReport } from "../core/answer.ts";
 import { type AstroSettings, readAstroSettings } from "../core/astro/astroConfig.ts";
 import { auditA11y } from "../core/browser/a11y.ts";
 import { crawlSite, failingPages } from "../core/browser/crawl.ts";
+import { faultSummary, faultText, type PageFault, pageFaults, whereOf } from "../core/browser/faults.ts";
 import { checkJsErrors, summarize } from "../core/browser/jsErrors.ts";
 import { measurePerf } from "../core/browser/perf.ts";
 import { takeScreenshot } from "../core/browser/screenshot.ts";
 import { sharedSession } from "../core/browser/session.ts";
 import { visualDiff } from "../core/browser/visualDiff.ts";
-import type { FailedRequest, PageFindings } from "../core/browser/watch.ts";
+import type { PageFindings } from "../core/browser/watch.ts";
 import { runBuild } from "../core/build/build.ts";
 import { builtPagePaths, choosePages, type PageSelection, recordPages } from "../core/changes/index.ts";
 import { budgetsOf, loadConfig } from "../core/config.ts";
@@ -23,11 +24,6 @@ const target = (z: Zod) => ({
 const viewport = (z: Zod) => z.enum(["desktop", "mobile"]).describe("default desktop").optional();
 
 const MAX_LISTED = 5;
-
-function request(failed: FailedRequest, origin: string): string {
-  const where = failed.url.startsWith(origin) ? failed.url.slice(origin.length) : failed.url;
-  return clip(`${failed.status ?? failed.reason} ${failed.type} ${where}`, 160);
-}
 
 /** For crawl's `changed`: builds, then chooses the pages whose output differs from the last check's. */
 async function changedPages(project: Project, settings: AstroSettings, signal: AbortSignal | undefined): Promise<PageSelection> {
@@ -49,25 +45,6 @@ function listed(items: string[], max = 200): string[] {
   return items.length > MAX_LISTED ? [...shown, `+${items.length - MAX_LISTED} more (see report)`] : shown;
 }
 
-/** `source` or `sourceUnknown`, short, for one finding of an answer. */
-function sourceOf(located: Located | undefined): { source: string } | { sourceUnknown: string } | undefined {
-  if (!located) return undefined;
-  return "source" in located ? { source: clip(located.source, 160) } : { sourceUnknown: clip(located.sourceUnknown, 100) };
-}
-
-/** A finding as a plain string when nothing was located, else an object with its source. */
-function withSource(key: string, text: string, located: Located | undefined): string | Answer {
-  const where = sourceOf(located);
-  return where ? { [key]: text, ...where } : text;
-}
-
-/** An error's text: once its source is known, the raw stack frame at its end says nothing more. */
-function errorText(error: string, located: Located | undefined): string {
-  return located && "source" in located
-    ? error.replace(/ \((?:[^()]* \()?(?:https?:\/\/|\/)[^()\s]*:\d+(?::\d+)?\)?\)( \(×\d+\))?$/, "$1")
-    : error;
-}
-
 function listedFindings(items: (string | Answer)[]): (string | Answer)[] {
   return items.length > MAX_LISTED ? [...items.slice(0, MAX_LISTED), `+${items.length - MAX_LISTED} more (see report)`] : items;
 }
@@ -77,35 +54,53 @@ function listedFindings(items: (string | Answer)[]): (string | Answer)[] {
 const A11Y_SOURCE_UNKNOWN =
   "this page does not mark its elements with their component: Astro does on its dev server with the dev toolbar on (devToolbar.enabled)";
 
+/** A fault as a plain string when nothing was located, else an object with its source. */
+function faultItem(key: string, fault: PageFault, located: Located | undefined): string | Answer {
+  const text = faultText(fault);
+  const where = whereOf(located);
+  return where ? { [key]: text, ...where } : text;
+}
+
+/** The islands line of an answer: how many, how many hydrated, and those not checked (a media query). */
+function islandsLine(findings: PageFindings): Answer | undefined {
+  const islands = findings.islands ?? [];
+  if (!islands.length) return undefined;
+  const notChecked = islands.filter((island) => island.note && !island.fault && !island.note.includes("threw"));
+  return {
+    count: islands.length,
+    hydrated: islands.filter((island) => island.hydrated).length,
+    ...(notChecked.length ? { notChecked: notChecked.slice(0, 3).map((island) => clip(`${island.component}: ${island.note}`, 160)) } : {}),
+  };
+}
+
+/** The compact form of one page's findings, as js_errors answers it: its faults, grouped by kind. */
 export function findingsAnswer(findings: PageFindings, path: string): Answer {
-  const origin = new URL(findings.url).origin;
+  const faults = pageFaults(findings);
   // One reason shared by every finding (no src/ at all, say) is said once, not per finding.
-  const everyLocated = [
-    ...(findings.errorSources ?? []),
-    ...findings.failedRequests.map((failed) => failed.located),
-    ...findings.mermaid.map((m) => m.located),
-  ].filter((located) => located !== undefined);
+  const everyLocated = faults.map((fault) => fault.located).filter((located) => located !== undefined);
   const reasons = new Set(everyLocated.map((located) => ("sourceUnknown" in located ? located.sourceUnknown : "")));
   const shared = everyLocated.length > 1 && reasons.size === 1 ? [...reasons][0] || undefined : undefined;
-  const located = (item: Located | undefined) => (shared ? undefined : item);
-  const errorSources = (findings.errorSources ?? []).map(located);
+  const located = (fault: PageFault) => (shared ? undefined : fault.located);
+  const of = (...kinds: PageFault["kind"][]) => faults.filter((fault) => kinds.includes(fault.kind));
+  const islandFaults = of("island", "hydration");
+  const islands = islandsLine(findings);
   return {
     path,
     status: findings.status,
-    summary: summarize(findings),
-    errors: listedFindings(
-      findings.errors.map((error, index) => withSource("message", clip(errorText(error, errorSources[index]), 200), errorSources[index])),
-    ),
-    failedRequests: listedFindings(
-      findings.failedRequests.map((failed) => withSource("request", request(failed, origin), located(failed.located))),
-    ),
+    summary: faultSummary(faults, findings.incomplete),
+    errors: listedFindings(of("error").map((fault) => faultItem("message", fault, located(fault)))),
+    failedRequests: listedFindings(of("request").map((fault) => faultItem("request", fault, located(fault)))),
+    ...(islandFaults.length
+      ? { islandFaults: listedFindings(islandFaults.map((fault) => faultItem("message", fault, located(fault)))) }
+      : {}),
     ...(findings.mermaid.length
       ? {
           mermaid: findings.mermaid
             .slice(0, MAX_LISTED)
-            .map((m) => ({ diagram: m.diagram, message: clip(m.message, 200), ...sourceOf(located(m.located)) })),
+            .map((m) => ({ diagram: m.diagram, message: clip(m.message, 200), ...whereOf(shared ? undefined : m.located) })),
         }
       : {}),
+    ...(islands ? { islands } : {}),
     ...(shared ? { sourceUnknown: clip(shared, 100) } : {}),
     ...(findings.devError ? { devError: findings.devError } : {}),
     ...(findings.warnings.length ? { warnings: listed(findings.warnings, 150) } : {}),
@@ -116,8 +111,10 @@ export function findingsAnswer(findings: PageFindings, path: string): Answer {
 /** js_errors' answer: the compact findings; whatever list it cuts ("+N more (see report)"), the report written has whole. */
 export function jsErrorsAnswer(project: Project, findings: PageFindings, path: string): Answer {
   const answer = findingsAnswer(findings, path);
-  const lists = [findings.errors, findings.failedRequests, findings.mermaid, findings.warnings];
-  return lists.some((list) => list.length > MAX_LISTED)
+  const faults = pageFaults(findings);
+  const count = (...kinds: PageFault["kind"][]) => faults.filter((fault) => kinds.includes(fault.kind)).length;
+  const lists = [count("error"), count("request"), count("island", "hydration"), findings.mermaid.length, findings.warnings.length];
+  return lists.some((length) => length > MAX_LISTED)
     ? { ...answer, report: writeReport(project, `js-errors-${path.replace(/\W+/g, "-")}.json`, findings) }
     : answer;
 }
@@ -130,13 +127,27 @@ export const browserTools: ToolDefinition[] = [
     readOnly: true,
     idempotent: true,
     description:
-      "Load one page in headless Chromium and report what breaks it at runtime: uncaught errors, console errors, failed requests and responses >= 400, failed Mermaid diagrams, Astro's dev error page, each with its source file:line where known. Call after every change to a page.",
-    args: (z) => ({ ...target(z), warnings: z.boolean().describe("also list console warnings").optional() }),
+      "Load one page in headless Chromium, scroll it to the end and wait for its islands as a reader would, and report what breaks it at runtime: uncaught errors, console errors, failed requests and responses >= 400, islands that throw or never hydrate, hydration mismatches, failed Mermaid diagrams, Astro's dev error page, each with its source file:line where known. Call after every change to a page.",
+    args: (z) => ({
+      ...target(z),
+      warnings: z.boolean().describe("also list console warnings").optional(),
+      follow: z
+        .array(
+          z
+            .string()
+            .regex(/^\/[^\s]*$/, "an in-site path starting with /")
+            .max(300),
+        )
+        .max(5)
+        .describe('in-site paths to go to after the load by clicking links, as a reader does (errors after it say "after /a/ → /b/")')
+        .optional(),
+    }),
     run: async (args, { project }) => {
       const path = args.path ?? "/";
       const findings = await checkJsErrors(sharedSession(), resolvePageUrl(project, args), {
         warnings: args.warnings ?? false,
         sourceRoot: project.root,
+        ...(args.follow?.length ? { follow: args.follow } : {}),
       });
       return jsErrorsAnswer(project, findings, path);
     },
@@ -269,24 +280,17 @@ export const browserTools: ToolDefinition[] = [
         const checked = result.pages.map((page) => ({ path: page.path, ok: !failed.has(page.path) }));
         recordPages(project, settings.outDir, base, checked, selection.fingerprints);
       }
-      // The first finding of a page, with where the sources write it (or why that is not known).
-      const firstOf = (page: (typeof failing)[number]): { text: string; located?: Located } => {
-        const [error] = page.errors;
-        if (error !== undefined) return { text: errorText(error, page.errorSources?.[0]), located: page.errorSources?.[0] };
-        const [diagram] = page.mermaid;
-        if (diagram) return { text: diagram.message, located: diagram.located };
-        const [failed] = page.failedRequests;
-        if (failed) return { text: request(failed, baseUrl), located: failed.located };
-        return { text: page.devError?.message ?? "" };
-      };
       const listedPages = failing.slice(0, 8).map((page) => {
-        const first = firstOf(page);
-        const where = first.located
-          ? "source" in first.located
-            ? { source: clip(first.located.source, 100) }
-            : { sourceUnknown: clip(first.located.sourceUnknown, 60) }
-          : {};
-        return { path: page.path, status: page.status, summary: summarize(page), first: clip(first.text, 120), ...where };
+        // The first fault a reader meets, with where the sources write it (or why that is not known).
+        const faults = pageFaults(page);
+        const first = faults.find((fault) => fault.kind !== "status") ?? faults[0];
+        return {
+          path: page.path,
+          status: page.status,
+          summary: faultSummary(faults, page.incomplete),
+          first: first ? faultText(first, 120) : "",
+          ...whereOf(first?.located, 100),
+        };
       });
       const answerWith = (shown: typeof listedPages): Answer => ({
         pages: result.pages.length,

@@ -56,8 +56,15 @@ describe("js_errors answers", () => {
     const answer = jsErrorsAnswer(
       p,
       findings({
-        errors: ["Error: Diagram widget failed (http://127.0.0.1:4321/src/components/Widget.astro?astro&type=script:12:11)"],
-        errorSources: [{ source: "src/components/Widget.astro:12" }],
+        errors: [
+          {
+            message: "Error: Diagram widget failed",
+            at: "http://127.0.0.1:4321/src/components/Widget.astro?astro&type=script:12:11",
+            count: 1,
+            frames: [],
+            located: { source: "src/components/Widget.astro:12" },
+          },
+        ],
         failedRequests: [
           { url: "http://127.0.0.1:4321/images/missing.png", status: 404, type: "image", located: { source: "src/content/a.mdx:9" } },
         ],
@@ -79,7 +86,7 @@ describe("js_errors answers", () => {
 
   test("more errors than listed: five shown, '+N more (see report)', and the report holds them all", () => {
     const p = project();
-    const errors = Array.from({ length: 9 }, (_, i) => `Error: failure number ${i + 1}`);
+    const errors = Array.from({ length: 9 }, (_, i) => ({ message: `Error: failure number ${i + 1}`, count: 1, frames: [] }));
     const answer = jsErrorsAnswer(p, findings({ errors }), "/");
     const listed = answer.errors as unknown[];
     assert.equal(listed.length, 6);
@@ -98,7 +105,7 @@ describe("js_errors answers", () => {
 
   test("long messages are clipped, never the whole stack", () => {
     const p = project();
-    const long = `Error: ${"x".repeat(5000)}`;
+    const long = { message: `Error: ${"x".repeat(5000)}`, count: 1, frames: [] };
     const answer = jsErrorsAnswer(p, findings({ errors: [long] }), "/");
     assert.ok(bytes(answer) <= 1024, `${bytes(answer)} bytes`);
   });

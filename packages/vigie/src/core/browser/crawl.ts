@@ -37,6 +37,11 @@ export interface CrawlOptions extends CheckOptions {
    * file and line they come from, or why that cannot be known.
    */
   sourceRoot?: string;
+  /**
+   * On a site with `<ClientRouter />`, the first page of each kind also follows its first
+   * in-site link, and errors after that navigation are its faults. Default true.
+   */
+  navigate?: boolean;
   onProgress?: (done: number, total: number, path: string) => void;
   signal?: AbortSignal;
 }
@@ -54,7 +59,7 @@ interface Locator {
   fetchText: FetchText;
 }
 
-/** Fills the page's `located`/`errorSources` and its image violations' `sources`, in place; never throws. */
+/** Fills the `located` of the page's findings and its image violations' `sources`, in place; never throws. */
 async function locatePage(page: CrawlPage, locator: Locator): Promise<void> {
   const work = (async () => {
     if (hasFaults(page)) await locateFindings(page, locator.root, { files: locator.files, fetchText: locator.fetchText });
@@ -204,6 +209,8 @@ interface Visit {
   options: CrawlOptions;
   pageTimeoutMs: number;
   audit: (page: Page, path: string) => Promise<Violation[]>;
+  /** True for the first page of its kind: its check follows one in-site link. */
+  navigate: (path: string) => boolean;
 }
 
 /**
@@ -217,13 +224,30 @@ async function visit(page: Page, path: string, run: Visit, onChecked: (checked: 
       await page.close().catch(() => undefined);
     });
   const url = `${run.baseUrl}${path}`;
-  const findings = await bounded(checkPage(page, url, run.options), run.pageTimeoutMs).catch((error: Error) => unchecked(url, error));
+  // The first page of each kind also follows one in-site link (on a site with <ClientRouter />):
+  // its links are read before that, while the page is still the one loaded.
+  let linksBefore: string[] | undefined;
+  const first = run.navigate(path);
+  const options: CheckOptions = {
+    read: true,
+    ...run.options,
+    ...(first ? { follow: "first" as const } : {}),
+    ...(first && follow
+      ? {
+          beforeNavigating: async (loaded: Page) => {
+            linksBefore = await linksOf(loaded, run.baseUrl);
+          },
+        }
+      : {}),
+  };
+  const findings = await bounded(checkPage(page, url, options), run.pageTimeoutMs).catch((error: Error) => unchecked(url, error));
   const ok = findings.status > 0 && findings.status < 400;
   const audit =
     run.options.a11y && ok && !page.isClosed() ? await bounded(run.audit(page, path), 30_000).catch(() => undefined) : undefined;
   const checked: CrawlPage = { path, ...findings, ...(audit ? { a11y: audit } : {}) };
   onChecked(checked);
-  const links = follow && ok && !page.isClosed() ? await bounded(linksOf(page, run.baseUrl), 10_000).catch(() => [] as string[]) : [];
+  const links =
+    linksBefore ?? (follow && ok && !page.isClosed() ? await bounded(linksOf(page, run.baseUrl), 10_000).catch(() => [] as string[]) : []);
   return { checked, links };
 }
 
@@ -242,14 +266,21 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
   const started = Date.now();
   const maxPages = options.maxPages ?? 500;
   const concurrency = Math.max(1, Math.min(options.concurrency ?? 4, 16));
-  const pageTimeoutMs = (options.navigationTimeoutMs ?? 15_000) + (options.settleTimeoutMs ?? 8000) + 15_000;
+  // Loading, settling, then reading the page and one navigation (each bounded on its own).
+  const pageTimeoutMs = (options.navigationTimeoutMs ?? 15_000) + (options.settleTimeoutMs ?? 8000) + 30_000;
   const { source, paths } = await startingPaths(baseUrl, options);
   const frontier = new Frontier(paths, maxPages);
   const follow = source === "links" && !options.shard;
   const locator: Locator | undefined = options.sourceRoot
     ? { root: options.sourceRoot, files: new SourceFiles(options.sourceRoot), fetchText: cachedFetcher() }
     : undefined;
-  const run: Visit = { baseUrl, options, pageTimeoutMs, audit: auditor(options) };
+  const kindsNavigated = new Set<string>();
+  const navigate = (path: string) => {
+    if (options.navigate === false || kindsNavigated.has(pageKind(path))) return false;
+    kindsNavigated.add(pageKind(path));
+    return true;
+  };
+  const run: Visit = { baseUrl, options, pageTimeoutMs, audit: auditor(options), navigate };
 
   await session.withPage(async (firstPage, context) => {
     let spare: Page | undefined = firstPage;

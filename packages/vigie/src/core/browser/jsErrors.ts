@@ -1,4 +1,5 @@
 import { withTimeout } from "../wait.ts";
+import { faultSummary, pageFaults } from "./faults.ts";
 import { locateFindings } from "./locate.ts";
 import type { BrowserSession } from "./session.ts";
 import { type CheckOptions, checkPage, type PageFindings } from "./watch.ts";
@@ -15,7 +16,7 @@ export interface JsErrorsOptions extends CheckOptions {
 /** js_errors: one page in a fresh context, every runtime fault, each pointing at its source when asked. */
 export async function checkJsErrors(session: BrowserSession, url: string, options: JsErrorsOptions = {}): Promise<PageFindings> {
   const findings = await session.withPage(async (page) => {
-    return withTimeout(checkPage(page, url, options), options.timeoutMs ?? 45_000, async () => {
+    return withTimeout(checkPage(page, url, { read: true, ...options }), options.timeoutMs ?? 45_000, async () => {
       await page.close().catch(() => undefined);
     });
   });
@@ -29,13 +30,5 @@ const LOCATE_TIMEOUT_MS = 10_000;
 
 /** One line per kind of fault, for an answer's summary. */
 export function summarize(findings: PageFindings): string {
-  const parts: string[] = [];
-  if (findings.status >= 400 || findings.status === 0) parts.push(findings.status ? `HTTP ${findings.status}` : "no answer");
-  if (findings.devError) parts.push(`dev error page (${findings.devError.name})`);
-  const count = (n: number, word: string) => n > 0 && parts.push(`${n} ${word}${n > 1 ? "s" : ""}`);
-  count(findings.errors.length, "error");
-  count(findings.failedRequests.length, "failed request");
-  count(findings.mermaid.length, "failed diagram");
-  if (findings.incomplete) parts.push(`incomplete: ${findings.incomplete}`);
-  return parts.length ? parts.join(", ") : "clean: no error, no failed request";
+  return faultSummary(pageFaults(findings), findings.incomplete);
 }

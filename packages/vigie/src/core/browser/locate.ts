@@ -2,6 +2,7 @@
 // errors with a stack. Reads the project's files only when there is something to locate,
 // and at most once per call.
 
+import { clip } from "../answer.ts";
 import { locateDiagram } from "../source/diagrams.ts";
 import { SourceFiles } from "../source/files.ts";
 import { locateImage } from "../source/images.ts";
@@ -20,7 +21,35 @@ export interface LocateOptions {
   files?: SourceFiles;
 }
 
-/** Fills `located` on diagrams and image requests, and `errorSources`, in place; never throws. */
+const COMPONENT_EXTENSIONS = ["tsx", "jsx", "ts", "js", "mjs", "vue", "svelte", "astro"];
+
+/**
+ * An island's component file from its module URL: on a dev server the URL is the file's
+ * path; a build's chunk (`/_astro/Counter.BC_PhwWr.js`) names the file but not its folder,
+ * so the files of that name are given as candidates, never guessed between.
+ */
+export function locateIsland(files: SourceFiles, url: string): Located {
+  const path = decodeURIComponent(url.replace(/^https?:\/\/[^/]+/, "").split("?")[0] ?? "").replace(/^\/@fs\/.*?\/src\//, "/src/");
+  const relative = path.replace(/^\//, "");
+  if (relative.startsWith("src/") && files.read(relative)) return { source: relative };
+  const chunk = /\/([^/]+?)\.[\w-]{8}\.js$/.exec(path)?.[1];
+  if (!chunk) return unknown(`${clip(path, 80)} is not a file of src/`);
+  const candidates = files.list(COMPONENT_EXTENSIONS).filter(
+    (file) =>
+      file
+        .split("/")
+        .pop()
+        ?.replace(/\.[^.]+$/, "") === chunk,
+  );
+  const named = candidates.slice(0, 3).join(", ");
+  return unknown(
+    candidates.length
+      ? `${clip(path, 60)} is a hashed chunk with no manifest or source map; candidates: ${named}${candidates.length > 3 ? ", …" : ""}`
+      : `${clip(path, 60)} is a hashed chunk, and no file of src/ is named ${chunk}`,
+  );
+}
+
+/** Fills `located` on diagrams, image requests, errors and islands, in place; never throws. */
 export async function locateFindings(findings: PageFindings, root: string, options: LocateOptions = {}): Promise<PageFindings> {
   const files = options.files ?? new SourceFiles(root);
   const fetchText = options.fetchText ?? cachedFetcher();
@@ -40,11 +69,23 @@ export async function locateFindings(findings: PageFindings, root: string, optio
   for (const request of findings.failedRequests) {
     if (REFERENCED.has(request.type)) request.located = await safely(() => locateImage(files, request.url, findings.url));
   }
-  if (findings.errors.length > 0) {
-    const frames = findings.errorFrames ?? [];
-    findings.errorSources = await Promise.all(
-      findings.errors.map((_, index) => safely(() => locateStack(files, frames[index] ?? [], findings.url, fetchText))),
-    );
+  await Promise.all(
+    findings.errors.map(async (error) => {
+      error.located = await safely(() => locateStack(files, error.frames, findings.url, fetchText));
+    }),
+  );
+  const islands = findings.islands ?? [];
+  for (const island of islands) {
+    if (island.fault || findings.errors.some((error) => error.island === island.component)) {
+      island.located = await safely(() => locateIsland(files, island.url));
+    }
+  }
+  // An island's error in a bundle without a source map: the island's component says more.
+  for (const error of findings.errors) {
+    const island = islands.find((one) => one.component === error.island);
+    if (!island?.located || (error.located && "source" in error.located)) continue;
+    error.located =
+      "source" in island.located ? island.located : unknown(`island ${island.component}: ${island.located.sourceUnknown}`.slice(0, 200));
   }
   return findings;
 }

@@ -7,6 +7,7 @@ import { clip } from "../answer.ts";
 import type { Located } from "../source/located.ts";
 import { parseStack, type StackFrame } from "../source/stacks.ts";
 import { waitUntil } from "../wait.ts";
+import { type Island, readIslands, readPage } from "./islands.ts";
 
 export interface FailedRequest {
   url: string;
@@ -35,21 +36,49 @@ export interface DevErrorPage {
   file?: string;
 }
 
+/** One distinct uncaught exception, unhandled rejection or console error of a page. */
+export interface PageError {
+  /** "Uncaught TypeError: x is undefined", or the console line's text. */
+  message: string;
+  /** Where the browser says it came from, as it names it ("/_astro/x.js:1:234"); absent when it says nothing. */
+  at?: string;
+  /** How many times the same message came from the same place. */
+  count: number;
+  /** Its stack frames, top first (at most 4); empty when it has none. */
+  frames: StackFrame[];
+  /** Its source once located (js_errors, a crawl with a source root). */
+  located?: Located;
+  /** The island whose component's code raised it, when a frame is in that component's module. */
+  island?: string;
+  /** Raised after an in-site navigation the check made: "/from/ → /to/". */
+  after?: string;
+}
+
+/** An in-site navigation the check made after the page was read (a link clicked, as a reader does). */
+export interface Navigation {
+  from: string;
+  to: string;
+  /** True when the site swapped the page without a load (Astro's `<ClientRouter />`). */
+  swapped: boolean;
+  /** Why it did not happen or did not finish. */
+  failed?: string;
+}
+
 export interface PageFindings {
   url: string;
   /** HTTP status of the document (0 when it never answered). */
   status: number;
   title?: string;
-  /** Uncaught exceptions, unhandled rejections and console errors. */
-  errors: string[];
-  /** The stack frames (top first, at most 4) of each of `errors`, same order; absent when none has any. */
-  errorFrames?: StackFrame[][];
-  /** The source of each of `errors`, same order, once located (js_errors). */
-  errorSources?: Located[];
+  /** Uncaught exceptions, unhandled rejections and console errors, each once with its count. */
+  errors: PageError[];
   warnings: string[];
   failedRequests: FailedRequest[];
   mermaid: MermaidFailure[];
   devError?: DevErrorPage;
+  /** The page's Astro islands, when it has any and the check read the page as a reader does. */
+  islands?: Island[];
+  /** The in-site navigations made after the page was read, when asked. */
+  navigations?: Navigation[];
   /** Set when a wait ran out: what was still pending. */
   incomplete?: string;
 }
@@ -63,6 +92,19 @@ export interface CheckOptions {
   quietMs?: number;
   /** Cap on waiting for the network and for diagrams after load. Default 8 s. */
   settleTimeoutMs?: number;
+  /**
+   * Read the page as a reader does once it has settled: scroll to its end in steps (lazy
+   * images, `client:visible` islands), wait for `client:idle` islands, and list the islands.
+   */
+  read?: boolean;
+  /**
+   * In-site paths to go to after the page was read, one after the other, by clicking a link as
+   * a reader does (with `<ClientRouter />` the site swaps the page without a load); "first": the
+   * page's first in-site link, only on a site with `<ClientRouter />`.
+   */
+  follow?: string[] | "first";
+  /** Called before the first navigation, while the page is still the one loaded (a crawl reads its links). */
+  beforeNavigating?: (page: Page) => Promise<void>;
 }
 
 const MAX_MESSAGE = 300;
@@ -75,32 +117,40 @@ function sameOrigin(a: string, b: string): boolean {
   }
 }
 
-/** Uncaught exceptions and console messages, with the stack frames of each error text. */
+/** Uncaught exceptions and console messages: each distinct error once, with its count and stack frames. */
 function recordMessages(options: CheckOptions) {
-  const errors: string[] = [];
+  /** By message and place: the same error from the same place is counted, not repeated. */
+  const errors = new Map<string, PageError>();
   const warnings: string[] = [];
   /** "Failed to load resource" console lines: kept only when their request was not seen. */
   const resourceErrors: { text: string; url: string }[] = [];
-  /** Stack frames of each error text, the first time it was seen. */
-  const frames = new Map<string, StackFrame[]>();
-  const remember = (text: string, stack: StackFrame[]) => {
-    if (stack.length > 0 && !frames.has(text)) frames.set(text, stack.slice(0, 4));
+  /** The navigation the check made last ("/a/ → /b/"), when it made one: later errors came after it. */
+  const phase: { after?: string } = {};
+  const add = (message: string, at: string | undefined, frames: StackFrame[]) => {
+    const after = phase.after;
+    const key = `${message}\u0000${at ?? ""}\u0000${after ?? ""}`;
+    const seen = errors.get(key);
+    if (seen) seen.count += 1;
+    else
+      errors.set(key, {
+        message: clip(message, MAX_MESSAGE),
+        ...(at ? { at: clip(at, 200) } : {}),
+        count: 1,
+        frames: frames.slice(0, 4),
+        ...(after ? { after } : {}),
+      });
   };
 
   const onPageError = (error: Error) => {
-    const text = error.message || String(error);
+    // The first line: Svelte appends its component stack ("\n\n\tin $effect\n\tin X.svelte") to the message.
+    const text = (error.message || String(error)).split("\n")[0]?.trim() || String(error);
     const frame = error.stack
       ?.split("\n")
       .find((line) => /^\s+at /.test(line))
-      ?.trim();
-    const message = clip(
-      frame
-        ? `Uncaught ${error.name && error.name !== "Error" ? `${error.name}: ` : ""}${text} (${frame.replace(/^at /, "")})`
-        : `Uncaught ${text}`,
-      MAX_MESSAGE,
-    );
-    errors.push(message);
-    remember(message, parseStack(error.stack));
+      ?.trim()
+      .replace(/^at (?:[^(]* \((.*)\)|(.*))$/, "$1$2")
+      .replace(/https?:\/\/[^/\s)]+/, "");
+    add(`Uncaught ${error.name && error.name !== "Error" ? `${error.name}: ` : ""}${text}`, frame, parseStack(error.stack));
   };
   const onConsole = (message: {
     type(): string;
@@ -115,14 +165,17 @@ function recordMessages(options: CheckOptions) {
       resourceErrors.push({ text, url: location.url });
       return;
     }
-    const where = location.url ? ` (${location.url.replace(/^https?:\/\/[^/]+/, "")}:${location.lineNumber + 1})` : "";
-    const line = clip(`${text}${where}`, MAX_MESSAGE);
-    (type === "error" ? errors : warnings).push(line);
-    if (type === "error" && location.url) {
-      remember(line, [{ url: location.url, line: location.lineNumber + 1, column: location.columnNumber + 1 }]);
+    const at = location.url ? `${location.url.replace(/^https?:\/\/[^/]+/, "")}:${location.lineNumber + 1}` : undefined;
+    if (type === "warning") {
+      warnings.push(clip(`${text}${at ? ` (${at})` : ""}`, MAX_MESSAGE));
+      return;
     }
+    // console.error(error) prints the error's stack: its frames say more than the caller's line.
+    const stack = parseStack(text);
+    const here = location.url ? [{ url: location.url, line: location.lineNumber + 1, column: location.columnNumber + 1 }] : [];
+    add(stack.length ? (text.split("\n")[0] ?? text) : text, at, stack.length ? stack : here);
   };
-  return { errors, warnings, resourceErrors, frames, onPageError, onConsole };
+  return { errors, warnings, resourceErrors, phase, add, onPageError, onConsole };
 }
 
 /** Requests in flight, failed requests and responses >= 400, and the main frame's navigations. */
@@ -153,6 +206,8 @@ function recordNetwork(page: Page) {
   };
   const onFailed = (request: Request) => {
     onDone(request);
+    // A prefetch the page dropped (`<ClientRouter />` prefetches on hover, and a click cancels it).
+    if (request.headers()["sec-purpose"]?.includes("prefetch") && request.failure()?.errorText === "net::ERR_ABORTED") return;
     const reason = request.failure()?.errorText ?? "failed";
     if (reason === "net::ERR_ABORTED" && !request.isNavigationRequest()) aborted.set(request.url(), issuedIn.get(request) ?? navigations);
     if (!failed.has(request.url())) failed.set(request.url(), { url: request.url(), reason, type: request.resourceType() });
@@ -206,19 +261,24 @@ function collect(page: Page, options: CheckOptions) {
   listen(page.on.bind(page));
 
   return {
+    /** From now on, errors came after this navigation. */
+    navigated(label: string) {
+      messages.phase.after = label;
+    },
     inflight: network.inflight,
     navigations: network.navigations,
     quietFor: network.quietFor,
-    stop() {
+    /** Detaches; `ignored` says which failed URLs are not the page's (the browser's own favicon request). */
+    stop(ignored: (url: string) => boolean = () => false) {
       listen(page.off.bind(page));
       const failed = network.failedRequests();
-      const { errors, warnings, frames } = messages;
+      for (const url of failed.keys()) if (ignored(url)) failed.delete(url);
       // A "Failed to load resource" console line already has its request above; keep
       // only those whose request we did not see.
       for (const { text, url } of messages.resourceErrors) {
-        if (!failed.has(url) && !network.documents.has(url)) errors.push(clip(`${text}${url ? ` (${url})` : ""}`, MAX_MESSAGE));
+        if (!failed.has(url) && !network.documents.has(url) && !ignored(url)) messages.add(text, url || undefined, []);
       }
-      return { errors, warnings, failedRequests: [...failed.values()], frames };
+      return { errors: [...messages.errors.values()], warnings: messages.warnings, failedRequests: [...failed.values()] };
     },
   };
 }
@@ -307,6 +367,109 @@ async function devErrorPage(page: Page, status: number): Promise<DevErrorPage | 
   };
 }
 
+/** Most navigations one check makes, and how long each may take. */
+const MAX_NAVIGATIONS = 5;
+const NAVIGATION_TIMEOUT_MS = 8000;
+
+/**
+ * After the page was read: goes to each path by clicking a link to it (one made for the
+ * purpose when the page has none: `<ClientRouter />` handles every in-site anchor), waits
+ * for the new page (`astro:page-load` when the site swaps pages, else the load), and reads
+ * it. Errors from then on are marked as coming after that navigation.
+ */
+async function navigate(
+  page: Page,
+  collector: ReturnType<typeof collect>,
+  options: CheckOptions,
+  follow: string[] | "first",
+): Promise<Navigation[]> {
+  const swaps = await page
+    .evaluate(() => document.querySelector('meta[name="astro-view-transitions-enabled"]') !== null)
+    .catch(() => false);
+  let paths: string[];
+  if (follow === "first") {
+    if (!swaps) return [];
+    const here = new URL(page.url()).pathname;
+    const first = await page
+      .evaluate((here) => {
+        for (const anchor of document.querySelectorAll<HTMLAnchorElement>("a[href]")) {
+          const url = new URL(anchor.href, location.href);
+          if (url.origin === location.origin && url.pathname !== here && !anchor.hasAttribute("download") && !/\.\w+$/.test(url.pathname))
+            return url.pathname;
+        }
+        return undefined;
+      }, here)
+      .catch(() => undefined);
+    paths = first ? [first] : [];
+  } else paths = follow.slice(0, MAX_NAVIGATIONS);
+  if (paths.length && options.beforeNavigating) await options.beforeNavigating(page).catch(() => undefined);
+  const navigations: Navigation[] = [];
+  for (const to of paths) {
+    const from = new URL(page.url()).pathname;
+    collector.navigated(`${from} → ${to}`);
+    const failed = await page
+      .evaluate(
+        async ({ to, swaps, timeoutMs }) => {
+          const loaded = swaps
+            ? new Promise<boolean>((resolve) => {
+                document.addEventListener("astro:page-load", () => resolve(true), { once: true });
+                setTimeout(() => resolve(false), timeoutMs);
+              })
+            : undefined;
+          let anchor = [...document.querySelectorAll<HTMLAnchorElement>("a[href]")].find(
+            (link) => new URL(link.href, location.href).pathname === to && link.target !== "_blank",
+          );
+          if (!anchor) {
+            anchor = document.createElement("a");
+            anchor.href = to;
+            anchor.hidden = true;
+            document.body.append(anchor);
+          }
+          anchor.click();
+          if (loaded && !(await loaded)) return "the new page did not finish loading (no astro:page-load)";
+          return undefined;
+        },
+        { to, swaps, timeoutMs: NAVIGATION_TIMEOUT_MS },
+      )
+      // Without <ClientRouter />, the click loads a new document and ends this evaluation.
+      .catch((error: Error) => (swaps ? clip(error.message.split("\n")[0] ?? "failed", 120) : undefined));
+    if (!swaps) await page.waitForLoadState("load", { timeout: NAVIGATION_TIMEOUT_MS }).catch(() => undefined);
+    const deadline = Date.now() + NAVIGATION_TIMEOUT_MS;
+    await waitForQuiet(collector, options.quietMs ?? 150, deadline);
+    if (options.read) {
+      await readPage(page, Math.min(deadline, Date.now() + READ_TIMEOUT_MS));
+      await waitForQuiet(collector, options.quietMs ?? 150, Math.max(deadline, Date.now() + 1000));
+    }
+    const landed = new URL(page.url()).pathname;
+    const wrong = landed !== to ? `ended on ${landed}` : undefined;
+    navigations.push({ from, to, swapped: swaps, ...(failed || wrong ? { failed: failed ?? wrong } : {}) });
+  }
+  return navigations;
+}
+
+/** How long reading a page (scrolling, waiting for islands) may take at most. */
+const READ_TIMEOUT_MS = 5000;
+
+/** The icons the page declares (`<link rel="icon">`), as absolute URLs. */
+async function declaredIcons(page: Page): Promise<Set<string>> {
+  const hrefs = await page
+    .evaluate(() => [...document.querySelectorAll('link[rel~="icon" i]')].map((link) => (link as HTMLLinkElement).href))
+    .catch(() => [] as string[]);
+  return new Set(hrefs);
+}
+
+/**
+ * The browser asks for /favicon.ico by itself when a page declares no icon, and only on the
+ * first page it loads from an origin: a fault of the page only when the page declares it.
+ */
+function isUndeclaredFavicon(url: string, declared: Set<string>): boolean {
+  try {
+    return new URL(url).pathname === "/favicon.ico" && !declared.has(url);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Opens `url` in `page` and returns every fault seen until the page settled (load, a
  * short network quiet, diagrams drawn), within the timeouts.
@@ -337,40 +500,44 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
         incomplete = `the network was still busy after ${settleTimeout / 1000} s`;
     }
   }
+  if (options.read && !incomplete && !page.isClosed()) {
+    const deadline = Date.now() + Math.min(settleTimeout, READ_TIMEOUT_MS);
+    await readPage(page, deadline);
+    // What scrolling started (islands' modules, lazy images) settles too.
+    await waitForQuiet(collector, options.quietMs ?? 150, Math.max(deadline, Date.now() + 1000));
+  }
+  const navigations =
+    options.follow && !incomplete && !page.isClosed() && status > 0 && status < 400
+      ? await navigate(page, collector, options, options.follow)
+      : [];
   const mermaid = await mermaidFailures(page);
   const devError = await devErrorPage(page, status);
   const title = await page.title().catch(() => undefined);
-  const seen = collector.stop();
-  seen.errors = countRepeats(seen.errors);
+  const icons = await declaredIcons(page);
+  const seen = collector.stop((failed) => isUndeclaredFavicon(failed, icons));
   // A failed diagram also surfaces as a console error or mermaid's opaque "Object" page
   // error; the diagram finding says it better, so those are not repeated.
   const errors = mermaid.length
     ? seen.errors.filter(
-        (error) =>
-          !/^Uncaught (Object|\[object Object\])$/.test(error) &&
-          !/mermaid|Parse error on line|Lexical error|Syntax error in text/i.test(error),
+        ({ message, at }) =>
+          !/^Uncaught (Object|\[object Object\])$/.test(message) &&
+          !/mermaid|Parse error on line|Lexical error|Syntax error in text/i.test(`${message} ${at ?? ""}`),
       )
     : seen.errors;
-  const errorFrames = errors.map((error) => seen.frames.get(error.replace(/ \(×\d+\)$/, "")) ?? []);
+  const islands = options.read ? await readIslands(page, errors) : [];
   return {
     url,
     status,
     ...(title ? { title: clip(title, 120) } : {}),
     errors,
-    ...(errorFrames.some((frames) => frames.length > 0) ? { errorFrames } : {}),
+    ...(islands.length ? { islands } : {}),
+    ...(navigations.length ? { navigations } : {}),
     warnings: seen.warnings,
     failedRequests: seen.failedRequests,
     mermaid,
     ...(devError ? { devError } : {}),
     ...(incomplete ? { incomplete } : {}),
   };
-}
-
-/** Identical messages once, with how many times they came: "message (×2)". */
-function countRepeats(messages: string[]): string[] {
-  const counts = new Map<string, number>();
-  for (const message of messages) counts.set(message, (counts.get(message) ?? 0) + 1);
-  return [...counts].map(([message, count]) => (count > 1 ? `${message} (×${count})` : message));
 }
 
 /** True when a reader would see something broken on the page. */
@@ -381,7 +548,9 @@ export function hasFaults(findings: PageFindings): boolean {
     findings.errors.length > 0 ||
     findings.failedRequests.length > 0 ||
     findings.mermaid.length > 0 ||
-    findings.devError !== undefined
+    findings.devError !== undefined ||
+    (findings.islands?.some((island) => island.fault !== undefined) ?? false) ||
+    (findings.navigations?.some((navigation) => navigation.failed !== undefined) ?? false)
   );
 }
 

@@ -71,22 +71,35 @@ function processedScripts(file: SourceFile): { start: number; end: number }[] {
   return scripts;
 }
 
+/**
+ * A line as code, whatever its quotes, semicolons and spacing: Astro's compiler rewrites
+ * `throw new Error('boom')` as `throw new Error("boom");`.
+ */
+export function codeLine(line: string): string {
+  return line
+    .trim()
+    .replace(/["'`]/g, '"')
+    .replace(/\s+/g, " ")
+    .replace(/\s*([(){}[\],;=:+*/<>!?&|-])\s*/g, "$1")
+    .replace(/;+$/, "");
+}
+
 /** The .astro line of line `line` of its `index`-th processed script, checked against the script's text. */
 function astroScriptLine(file: SourceFile, index: number, line: number, content: string | undefined): number | undefined {
   const script = processedScripts(file)[index];
   if (!script) return undefined;
   const first = lineAt(file, script.start);
   const candidate = first + line - 1;
-  const expected = content?.split("\n")[line - 1]?.trim();
+  const raw = content?.split("\n")[line - 1];
+  const expected = raw === undefined ? "" : codeLine(raw);
   if (!expected) return candidate;
-  const lines = file.text.split("\n");
-  if (lines[candidate - 1]?.trim() === expected) return candidate;
+  const lines = file.text.split("\n").map(codeLine);
+  if (lines[candidate - 1] === expected) return candidate;
   // The compiler may have reformatted the script: find the same text nearest to the candidate.
   const last = lineAt(file, script.end);
   let best: number | undefined;
   for (let number = first; number <= last; number += 1) {
-    if (lines[number - 1]?.trim() === expected && (best === undefined || Math.abs(number - candidate) < Math.abs(best - candidate)))
-      best = number;
+    if (lines[number - 1] === expected && (best === undefined || Math.abs(number - candidate) < Math.abs(best - candidate))) best = number;
   }
   return best;
 }
@@ -123,13 +136,32 @@ async function inlineFrame(files: SourceFiles, frame: StackFrame, pageUrl: strin
   let snippet = (line.slice(Math.max(0, frame.column - 1)).split("</script>")[0] ?? "").trim().slice(0, 80);
   if (snippet.length < 8) snippet = line.trim().slice(0, 80);
   if (snippet.length < 8) return unknown("an inline script of the page, too short to find");
+  const places = findText(files, snippet);
+  if (places.length) return pick(places, pageUrl, "inline script text");
+  // A minified script (a build inlines small scripts, rewritten): its string literals at the
+  // error's position, written with any quotes, are what the sources still hold.
+  const rest = (line.slice(Math.max(0, frame.column - 1)).split("</script>")[0] ?? "").slice(0, 300);
+  for (const literal of literalsOf(rest)) {
+    const found = ['"', "'", "`"].flatMap((quote) => findText(files, `${quote}${literal}${quote}`));
+    if (found.length) return pick(found, pageUrl, `the inline script's text "${literal.slice(0, 40)}"`);
+  }
+  return unknown("inline script text not found in src/");
+}
+
+/** Where `text` occurs in the project's pages, components and scripts. */
+function findText(files: SourceFiles, text: string): { file: string; line: number }[] {
   const places: { file: string; line: number }[] = [];
-  for (const file of files.files([...CONTENT_EXTENSIONS, "ts", "js"])) {
-    for (let found = file.text.indexOf(snippet); found !== -1; found = file.text.indexOf(snippet, found + 1)) {
+  for (const file of files.files([...CONTENT_EXTENSIONS, "ts", "js", "tsx", "jsx", "vue", "svelte"])) {
+    for (let found = file.text.indexOf(text); found !== -1; found = file.text.indexOf(text, found + 1)) {
       places.push({ file: file.path, line: lineAt(file, found) });
     }
   }
-  return pick(places, pageUrl, "inline script text");
+  return places;
+}
+
+/** The string literals of a piece of code, 8 characters or more, without escapes, first first. */
+function literalsOf(code: string): string[] {
+  return [...code.matchAll(/(["'`])((?:(?!\1)[^\\\n]){8,200})\1/g)].map((match) => match[2] ?? "");
 }
 
 async function locateFrame(files: SourceFiles, frame: StackFrame, pageUrl: string, fetchText: FetchText): Promise<Located> {
@@ -138,6 +170,9 @@ async function locateFrame(files: SourceFiles, frame: StackFrame, pageUrl: strin
   if (!url || !page) return unknown(`no URL in the stack frame`);
   if (url.origin !== page.origin) return unknown(`a script from ${url.origin}`);
   if (url.pathname === page.pathname) return inlineFrame(files, frame, pageUrl, fetchText);
+  // Another page of the site (a script run after an in-site navigation): an inline script of that page.
+  if (url.pathname.endsWith("/") || url.pathname.endsWith(".html"))
+    return inlineFrame(files, frame, `${url.origin}${url.pathname}`, fetchText);
   return moduleFrame(files, frame, fetchText);
 }
 

@@ -38,17 +38,17 @@ describe("fault pages on the dev server of a copy", () => {
     const findings = await check("/faults/throw/");
     assert.equal(findings.status, 200);
     assert.equal(findings.errors.length, 1, JSON.stringify(findings.errors));
-    assert.match(findings.errors[0] ?? "", /client script failed on purpose/);
+    assert.match(findings.errors[0]?.message ?? "", /client script failed on purpose/);
   });
 
   test("an unhandled rejection", async () => {
     const findings = await check("/faults/rejection/");
-    assert.match(findings.errors.join("\n"), /promise rejected on purpose/);
+    assert.match(findings.errors.map((e) => e.message).join("\n"), /promise rejected on purpose/);
   });
 
   test("a console.error", async () => {
     const findings = await check("/faults/console/");
-    assert.match(findings.errors.join("\n"), /logged an error on purpose/);
+    assert.match(findings.errors.map((e) => e.message).join("\n"), /logged an error on purpose/);
   });
 
   test("a missing image: a response 404 although no request failed", async () => {
@@ -72,7 +72,7 @@ describe("fault pages on the dev server of a copy", () => {
     assert.equal(findings.mermaid.length, 1, JSON.stringify(findings));
     assert.ok((findings.mermaid[0]?.diagram ?? 0) >= 1);
     assert.match(findings.mermaid[0]?.message ?? "", /Parse error|Syntax error|Expecting/);
-    assert.ok(!findings.errors.some((e) => /Object/.test(e)), JSON.stringify(findings.errors));
+    assert.ok(!findings.errors.some((e) => /Object/.test(e.message)), JSON.stringify(findings.errors));
   });
 
   test("Astro's dev error page: the error's name and message", async () => {

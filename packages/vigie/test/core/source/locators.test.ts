@@ -154,6 +154,22 @@ describe("stack frames", () => {
     });
   });
 
+  test("a minified script the build inlined: found by its string literal, whatever the quotes", async () => {
+    const files = project({
+      "src/components/Later.astro":
+        "<p>later</p>\n<script>\n  setTimeout(() => {\n    throw new Error('inlined component failed on purpose');\n  });\n</script>\n",
+      "src/pages/index.astro": "<h1>hi</h1>\n",
+    });
+    const minified = 'setTimeout(()=>{throw new Error("inlined component failed on purpose")});';
+    const html = `<!DOCTYPE html><html><head></head><body><h1>hi</h1><script type="module">${minified}</script></body></html>`;
+    const page = "http://127.0.0.1:4321/";
+    const fetchText = async (url: string) => (url === page ? html : undefined);
+    const column = html.indexOf("throw") + 1;
+    assert.deepEqual(await locateStack(files, [{ url: page, line: 1, column }], page, fetchText), {
+      source: "src/components/Later.astro:4",
+    });
+  });
+
   test("what cannot be known is said: no stack, another origin, a script without a map", async () => {
     const files = project({ "src/pages/index.astro": "<h1>hi</h1>\n" });
     const page = "http://127.0.0.1:4321/";

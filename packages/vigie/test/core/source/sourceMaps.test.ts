@@ -41,6 +41,11 @@ before(async () => {
     "src/components/Widget.astro",
     '---\n---\n<div class="widget"></div>\n<script is:inline>console.log(1)</script>\n<script>\n  const node = document.querySelector(".widget");\n  if (node) throw new Error("widget");\n</script>\n',
   );
+  // Written with single quotes; the compiled script (and its map's text) has double quotes.
+  write(
+    "src/components/Quoted.astro",
+    "<p>q</p>\n<script>\n  const ready = true;\n\n  if (ready) {\n    throw new Error('boom');\n  }\n</script>\n",
+  );
   server = createServer((request, response) => {
     const body = routes.get(request.url ?? "");
     response.writeHead(body === undefined ? 404 : 200, { "content-type": "text/javascript" }).end(body ?? "not found");
@@ -61,6 +66,11 @@ before(async () => {
   );
   routes.set("/_astro/Widget.js.map", map("../src/components/Widget.astro?astro&type=script&index=0&lang.ts", [2], script));
   routes.set("/_astro/vendor.Zz9.js", "throw 1;\n");
+  const quoted = 'const ready = true;\nif (ready) {\n  throw new Error("boom");\n}';
+  routes.set(
+    "/src/components/Quoted.astro?astro&type=script&index=0&lang.ts",
+    `${quoted}\n${inline(map("Quoted.astro?astro&type=script&index=0&lang.ts", [1, 2, 3, 4], quoted))}\n`,
+  );
 });
 
 after(async () => {
@@ -79,6 +89,12 @@ describe("stack frames through source maps", () => {
   test("a component's script: its line in the .astro file, is:inline scripts not counted", async () => {
     assert.deepEqual(await locate("/src/components/Widget.astro?astro&type=script&index=0&lang.ts", 2), {
       source: "src/components/Widget.astro:7",
+    });
+  });
+
+  test("a dev throw's own line, whatever its quotes (the compiler rewrites them)", async () => {
+    assert.deepEqual(await locate("/src/components/Quoted.astro?astro&type=script&index=0&lang.ts", 3), {
+      source: "src/components/Quoted.astro:6",
     });
   });
 

@@ -198,7 +198,7 @@ describe("critical routes", () => {
 
 describe("crawl", () => {
   test("a clean page: no finding, ok", () => {
-    const { findings, line } = judgePage(context(), page(), PAGE);
+    const { findings, line } = judgePage(context(), page());
     assert.deepEqual(findings, []);
     assert.deepEqual(line, { path: "/en/articles/a/", status: 200, ok: true, summary: "ok" });
   });
@@ -207,12 +207,13 @@ describe("crawl", () => {
     const { findings, line } = judgePage(
       context(),
       page({
-        errors: ["Error: widget failed", "console error without a source"],
-        errorSources: [{ source: "src/components/Widget.astro:7" }, { sourceUnknown: "no source map" }],
+        errors: [
+          { message: "Error: widget failed", count: 1, frames: [], located: { source: "src/components/Widget.astro:7" } },
+          { message: "console error without a source", count: 1, frames: [], located: { sourceUnknown: "no source map" } },
+        ],
         failedRequests: [{ url: `${PAGE}/images/x.png`, status: 404, type: "image", located: { source: "src/content/en/a.mdx:20" } }],
         mermaid: [{ diagram: 1, message: "Parse error on line 2", located: { source: "src/content/en/a.mdx:31" } }],
       }),
-      PAGE,
     );
     assert.equal(line.ok, false);
     const byRule = (rule: string) => findings.filter((f) => f.rule === rule);
@@ -235,8 +236,8 @@ describe("crawl", () => {
   });
 
   test("a page that answered 500 or never answered fails with its status", () => {
-    assert.equal(judgePage(context(), page({ status: 500 }), PAGE).findings[0]?.message, "HTTP 500");
-    assert.equal(judgePage(context(), page({ status: 0 }), PAGE).findings[0]?.message, "no answer");
+    assert.equal(judgePage(context(), page({ status: 500 })).findings[0]?.message, "HTTP 500");
+    assert.equal(judgePage(context(), page({ status: 0 })).findings[0]?.message, "no answer");
   });
 
   test("a11y: serious and critical fail, moderate warns and leaves the page ok, minor is no finding; failOn is the config's", () => {
@@ -249,7 +250,7 @@ describe("crawl", () => {
       helpUrl: `https://dequeuniversity.com/rules/axe/4.11/${id}`,
     });
     const a11y = [violation("image-alt", "critical"), violation("region", "moderate"), violation("tabindex", "minor")];
-    const judged = judgePage(context(), page({ a11y }), PAGE);
+    const judged = judgePage(context(), page({ a11y }));
     assert.deepEqual(
       judged.findings.map((f) => [f.rule, f.severity, f.tool]),
       [
@@ -258,11 +259,7 @@ describe("crawl", () => {
       ],
     );
     assert.equal(judged.line.ok, false);
-    const lenient = judgePage(
-      context({ config: { a11y: { failOn: ["critical"] } } }),
-      page({ a11y: [violation("region", "moderate")] }),
-      PAGE,
-    );
+    const lenient = judgePage(context({ config: { a11y: { failOn: ["critical"] } } }), page({ a11y: [violation("region", "moderate")] }));
     assert.equal(lenient.line.ok, true);
   });
 });

@@ -4,44 +4,39 @@
 import { readAstroSettings } from "../../astro/astroConfig.ts";
 import type { Violation } from "../../browser/a11y.ts";
 import { type CrawlPage, crawlSite } from "../../browser/crawl.ts";
+import { faultText, type PageFault, pageFaults } from "../../browser/faults.ts";
 import { recordPages } from "../../changes/pages.ts";
-import type { Located } from "../../source/located.ts";
 import { chosenPages, enabled, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
 import type { Finding, ValidationReport } from "../findings.ts";
 import { dependencyFix, originOf } from "../triage.ts";
 import { screenshotFailing } from "./screenshots.ts";
 
-interface Fault {
-  rule: string;
-  text: string;
-  source?: string;
-}
+/** Each kind of page fault as validate names its rule. */
+const RULES: Record<PageFault["kind"], string> = {
+  status: "http-status",
+  "dev-error": "page-error",
+  diagram: "mermaid",
+  island: "island",
+  hydration: "hydration",
+  error: "page-error",
+  navigation: "navigation",
+  request: "failed-request",
+};
 
-/** The runtime faults of one page: its status, dev error page, failed diagrams, errors and failed requests. */
-function faultsOf(page: CrawlPage, pagesUrl: string): Fault[] {
-  const faults: Fault[] = [];
-  const fault = (rule: string, text: string, located?: Located) =>
-    faults.push({ rule, text, ...(located && "source" in located ? { source: located.source } : {}) });
-  if (page.status === 0 || page.status >= 400) fault("http-status", page.status ? `HTTP ${page.status}` : "no answer");
-  if (page.devError) fault("page-error", `dev error page: ${page.devError.name}: ${page.devError.message}`);
-  for (const diagram of page.mermaid) fault("mermaid", `Mermaid diagram ${diagram.diagram} failed: ${diagram.message}`, diagram.located);
-  for (const [index, error] of page.errors.entries()) fault("page-error", error, page.errorSources?.[index]);
-  for (const failed of page.failedRequests)
-    fault("failed-request", `${failed.status ?? failed.reason} ${failed.type} ${failed.url.replace(pagesUrl, "")}`, failed.located);
-  return faults;
-}
-
-function faultFinding(ctx: ValidateContext, page: CrawlPage, { rule, text, source }: Fault): Finding {
+/** One page fault as a validate finding. */
+function faultFinding(ctx: ValidateContext, page: CrawlPage, fault: PageFault): Finding {
+  const source = fault.located && "source" in fault.located ? fault.located.source : undefined;
+  const unknownWhy = fault.located && "sourceUnknown" in fault.located ? fault.located.sourceUnknown : undefined;
   const at = source ? ` at ${source}` : "";
-  const mermaid = text.startsWith("Mermaid");
   const jsErrors = ctx.tool("browser_js_errors");
+  const mermaid = fault.kind === "diagram";
   return {
     severity: "fail",
     tool: mermaid ? jsErrors : ctx.tool("browser_crawl"),
-    rule,
+    rule: RULES[fault.kind],
     page: page.path,
     ...(source ? { file: source } : {}),
-    message: text,
+    message: `${faultText(fault, 400)}${unknownWhy && fault.island ? ` (source unknown: ${unknownWhy})` : ""}`,
     fix: mermaid
       ? `Fix the diagram's syntax${at} (${ctx.tool("build_lint")} shows the line), then check the page with ${jsErrors}.`
       : `${source ? `Fix the cause${at}` : `Reproduce with ${jsErrors} on this page, fix the cause,`} and check again.`,
@@ -69,9 +64,9 @@ function a11yFinding(ctx: ValidateContext, page: CrawlPage, violation: Violation
 }
 
 /** One crawled page's findings and its line in the report. */
-export function judgePage(ctx: ValidateContext, page: CrawlPage, pagesUrl: string) {
+export function judgePage(ctx: ValidateContext, page: CrawlPage) {
   const failOn = new Set(ctx.config.a11y?.failOn ?? ["serious", "critical"]);
-  const faults = faultsOf(page, pagesUrl);
+  const faults = pageFaults(page);
   const a11yFaults = (page.a11y ?? []).filter((v) => failOn.has(v.impact) || v.impact === "moderate");
   const findings = [
     ...faults.map((fault) => faultFinding(ctx, page, fault)),
@@ -82,7 +77,7 @@ export function judgePage(ctx: ValidateContext, page: CrawlPage, pagesUrl: strin
     path: page.path,
     status: page.status,
     ok,
-    summary: faults[0]?.text ?? a11yFaults[0]?.id ?? "ok",
+    summary: (faults[0] && faultText(faults[0])) ?? a11yFaults[0]?.id ?? "ok",
   };
   return { findings, line };
 }
@@ -131,7 +126,7 @@ export const crawlStep: Step = {
       sourceRoot: ctx.project.root,
       onProgress: (done, total, path) => options.onProgress?.({ type: "crawl", done, total, path }),
     });
-    const judged = result.pages.map((page) => judgePage(ctx, page, pagesUrl));
+    const judged = result.pages.map((page) => judgePage(ctx, page));
     const pages = judged.map(({ line }) => line);
     ctx.pages = pages;
     recordChecked(ctx, pages);

@@ -1,0 +1,168 @@
+// A page's faults as values: one list, in the order a reader meets them (the document's
+// status, the dev error page, failed diagrams, islands, errors, failed requests), each with
+// its kind, message, count and source (or why it is not known). Every face (a tool's
+// answer, a validate finding, a summary line) renders this list; none computes its own.
+import { clip } from "../answer.ts";
+import type { Located } from "../source/located.ts";
+import type { PageError, PageFindings } from "./watch.ts";
+
+export type FaultKind = "status" | "dev-error" | "diagram" | "island" | "hydration" | "error" | "navigation" | "request";
+
+export interface PageFault {
+  kind: FaultKind;
+  message: string;
+  /** How many times it came (an error thrown on every scroll step is one fault). */
+  count: number;
+  /** Where the browser places it ("/_astro/x.js:1:234"): said when its source is not known. */
+  at?: string;
+  /** Its source file:line, or why that is not known; absent when it was not looked for. */
+  located?: Located;
+  /** The island it comes from: its component's name. */
+  island?: string;
+  /** For a failed request: its URL. */
+  url?: string;
+  /** Raised after an in-site navigation the check made: "/from/ → /to/". */
+  after?: string;
+}
+
+/** React's production error codes a page check meets, with React's own words (react.dev/errors). */
+const REACT_ERRORS: Record<string, string> = {
+  "418": "Hydration failed because the server rendered HTML didn't match the client",
+  "419": "The server could not finish this Suspense boundary, likely due to an error during server rendering",
+  "421": "This Suspense boundary received an update before it finished hydrating",
+  "422": "There was an error while hydrating this Suspense boundary",
+  "423": "There was an error while hydrating; the entire root will switch to client rendering",
+  "425": "Text content does not match server-rendered HTML",
+  "185": "Maximum update depth exceeded",
+  "301": "Too many re-renders",
+  "310": "Rendered more hooks than during the previous render",
+};
+
+/** React (its production codes and its dev words), Vue and Svelte telling that the server's HTML and the client's render differ. */
+const HYDRATION =
+  /Minified React error #(41[89]|42[1-5])\b|Hydration failed because|didn't match the client|Text content does not match|Hydration (?:node|text|children|attribute|class|style) mismatch|hydration_mismatch|hydration mismatch/i;
+/Minified React error #(41[89]|42[1-5])\b|hydrat(?:ion|ing)\b.*(?:mismatch|failed|didn't match|did not match)|(?:did not|didn't) match.*server|Hydration (?:node|text|children|attribute|class|style) mismatch/i;
+
+/** A React production error's code decoded into React's words; other messages as they are. */
+export function decodeReactError(message: string): string {
+  const match = message.match(/Minified React error #(\d+)[^;]*?(?:; visit (\S+) for the full message[^.]*\.?)?/);
+  const code = match?.[1];
+  const text = code ? REACT_ERRORS[code] : undefined;
+  if (!code || !text) return message;
+  return message.replace(/Minified React error #\d+[\s\S]*$/, `React error #${code}: ${text}`);
+}
+
+/** Is this error a hydration mismatch (the server's HTML and the client's render differ)? */
+export function isHydrationError(error: Pick<PageError, "message">): boolean {
+  return HYDRATION.test(error.message);
+}
+
+function errorFault(error: PageError): PageFault {
+  const hydration = isHydrationError(error);
+  return {
+    kind: hydration ? "hydration" : "error",
+    message: hydration || /Minified React error/.test(error.message) ? decodeReactError(error.message) : error.message,
+    count: error.count,
+    ...(error.at ? { at: error.at } : {}),
+    ...(error.located ? { located: error.located } : {}),
+    ...(error.island ? { island: error.island } : {}),
+    ...(error.after ? { after: error.after } : {}),
+  };
+}
+
+/** The faults of one page, in the order a reader meets them. */
+export function pageFaults(findings: PageFindings): PageFault[] {
+  const faults: PageFault[] = [];
+  const origin = originOf(findings.url);
+  if (findings.status === 0 || findings.status >= 400) {
+    faults.push({ kind: "status", message: findings.status ? `HTTP ${findings.status}` : "no answer", count: 1 });
+  }
+  if (findings.devError) {
+    const { name, message, file } = findings.devError;
+    faults.push({ kind: "dev-error", message: `dev error page: ${name}: ${message}`, count: 1, ...(file ? { at: file } : {}) });
+  }
+  for (const diagram of findings.mermaid) {
+    faults.push({
+      kind: "diagram",
+      message: `Mermaid diagram ${diagram.diagram} failed: ${diagram.message}`,
+      count: 1,
+      ...(diagram.located ? { located: diagram.located } : {}),
+    });
+  }
+  for (const island of findings.islands ?? []) {
+    if (!island.fault) continue;
+    faults.push({
+      kind: "island",
+      message: `island ${island.component} (${island.framework ?? "framework unknown"}, client:${island.directive}) ${island.fault}`,
+      count: 1,
+      island: island.component,
+      ...(island.located ? { located: island.located } : {}),
+    });
+  }
+  for (const error of findings.errors) faults.push(errorFault(error));
+  for (const navigation of findings.navigations ?? []) {
+    if (navigation.failed)
+      faults.push({ kind: "navigation", message: `${navigation.from} → ${navigation.to}: ${navigation.failed}`, count: 1 });
+  }
+  for (const failed of findings.failedRequests) {
+    const where = origin && failed.url.startsWith(origin) ? failed.url.slice(origin.length) : failed.url;
+    faults.push({
+      kind: "request",
+      message: `${failed.status ?? failed.reason} ${failed.type} ${where}`,
+      count: 1,
+      url: failed.url,
+      ...(failed.located ? { located: failed.located } : {}),
+    });
+  }
+  return faults;
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A fault in one line: its message, the island it comes from, where the browser places it
+ * when its source is not known, and its count.
+ */
+export function faultText(fault: PageFault, max = 200): string {
+  const after = fault.after ? `after ${fault.after}: ` : "";
+  const island = fault.island && fault.kind !== "island" ? `island ${fault.island}: ` : "";
+  const where = fault.at && !(fault.located && "source" in fault.located) ? ` (${fault.at})` : "";
+  const count = fault.count > 1 ? ` (×${fault.count})` : "";
+  return clip(`${after}${island}${fault.message}${where}`, max - count.length) + count;
+}
+
+const NOUNS: Record<Exclude<FaultKind, "status" | "dev-error">, [string, string]> = {
+  diagram: ["failed diagram", "failed diagrams"],
+  island: ["island not hydrated", "islands not hydrated"],
+  hydration: ["hydration mismatch", "hydration mismatches"],
+  error: ["error", "errors"],
+  navigation: ["failed navigation", "failed navigations"],
+  request: ["failed request", "failed requests"],
+};
+
+/** One line for a page: its faults counted by kind ("HTTP 500, 2 errors, 1 failed request"). */
+export function faultSummary(faults: PageFault[], incomplete?: string): string {
+  const parts: string[] = [];
+  for (const fault of faults) {
+    if (fault.kind === "status") parts.push(fault.message);
+    if (fault.kind === "dev-error") parts.push(`dev error page (${fault.message.replace(/^dev error page: /, "").split(":")[0]})`);
+  }
+  for (const [kind, [one, many]] of Object.entries(NOUNS)) {
+    const n = faults.filter((fault) => fault.kind === kind).length;
+    if (n > 0) parts.push(`${n} ${n > 1 ? many : one}`);
+  }
+  if (incomplete) parts.push(`incomplete: ${incomplete}`);
+  return parts.length ? parts.join(", ") : "clean: no error, no failed request";
+}
+
+/** `source` or `sourceUnknown`, short, for an answer. */
+export function whereOf(located: Located | undefined, max = 160): { source: string } | { sourceUnknown: string } | undefined {
+  if (!located) return undefined;
+  return "source" in located ? { source: clip(located.source, max) } : { sourceUnknown: clip(located.sourceUnknown, max) };
+}

@@ -1,0 +1,205 @@
+// Astro islands as a reader meets them: the page is scrolled to its end in steps (so
+// `client:visible` islands hydrate and lazy images load), `client:idle` islands are waited
+// for, and each `<astro-island>` is then read back: its component, framework, directive,
+// props size, and whether it hydrated (Astro removes its `ssr` attribute once it has).
+import type { Page } from "playwright-core";
+import { clip } from "../answer.ts";
+import type { Located } from "../source/located.ts";
+import { waitUntil } from "../wait.ts";
+import { isHydrationError } from "./faults.ts";
+import type { PageError } from "./watch.ts";
+
+export interface Island {
+  /** The component's name (Astro's `opts.name`), else its module's file name. */
+  component: string;
+  /** react, preact, vue, svelte or solid when the page says which; absent otherwise. */
+  framework?: string;
+  /** load, idle, visible, media or only. */
+  directive: string;
+  /** client:media's query. */
+  media?: string;
+  /** Size of its serialized props, in bytes. */
+  propsBytes: number;
+  /** Its component's module as the page names it: `/src/components/Counter.tsx` in dev, a hashed chunk in a build. */
+  url: string;
+  hydrated: boolean;
+  /** Why it is a fault: it did not hydrate when it should have. */
+  fault?: string;
+  /** Why it was not hydrated when that is not a fault (a media query this viewport does not match). */
+  note?: string;
+  /** Its component's source, once located. */
+  located?: Located;
+}
+
+/** What the page says of its islands, read in the page. */
+interface RawIsland {
+  url: string;
+  renderer: string;
+  directive: string;
+  opts: string;
+  propsBytes: number;
+  ssr: boolean;
+  /** Inside another island that has not hydrated (it waits for its parent). */
+  nested: boolean;
+  media: boolean | undefined;
+}
+
+const FRAMEWORKS = ["preact", "react", "vue", "svelte", "solid"];
+
+function frameworkOf(renderer: string, url: string, optsValue: unknown): string | undefined {
+  const named = FRAMEWORKS.find((name) => renderer.includes(`/${name}`) || renderer.includes(`@astrojs/${name}`));
+  if (named) return named;
+  if (typeof optsValue === "string" && FRAMEWORKS.includes(optsValue)) return optsValue;
+  if (/\.vue(?:\?|$)/.test(url)) return "vue";
+  if (/\.svelte(?:\?|$)/.test(url)) return "svelte";
+  return undefined;
+}
+
+const pathOf = (url: string) => {
+  try {
+    return new URL(url, "http://x").pathname;
+  } catch {
+    return url;
+  }
+};
+
+/** In the page: every island, as the page holds it now. */
+async function rawIslands(page: Page): Promise<RawIsland[]> {
+  return page
+    .evaluate(() =>
+      [...document.querySelectorAll("astro-island")].map((node) => {
+        let media: boolean | undefined;
+        const directive = node.getAttribute("client") ?? "";
+        const opts = node.getAttribute("opts") ?? "{}";
+        if (directive === "media") {
+          try {
+            media = matchMedia(String(JSON.parse(opts).value)).matches;
+          } catch {
+            media = undefined;
+          }
+        }
+        return {
+          url: node.getAttribute("component-url") ?? "",
+          renderer: node.getAttribute("renderer-url") ?? "",
+          directive,
+          opts,
+          propsBytes: (node.getAttribute("props") ?? "").length,
+          ssr: node.hasAttribute("ssr"),
+          nested: Boolean(node.parentElement?.closest("astro-island[ssr]")),
+          media,
+        };
+      }),
+    )
+    .catch(() => []);
+}
+
+/** Are there islands that should hydrate (load, idle, visible) and have not yet? */
+async function pendingIslands(page: Page): Promise<number> {
+  return page
+    .evaluate(
+      () => document.querySelectorAll('astro-island[ssr]:is([client="load"], [client="idle"], [client="visible"], [client="only"])').length,
+    )
+    .catch(() => 0);
+}
+
+/** No island hydrated for this long: the others are not going to. */
+const STALLED_MS = 1000;
+
+export interface ReadOptions {
+  /** Pause after each scroll step. Default 60 ms. */
+  stepMs?: number;
+  /** Most scroll steps. Default 40. */
+  maxSteps?: number;
+}
+
+/**
+ * Does what a reader does: scrolls to the end in steps of 80 % of the viewport, scrolls
+ * each island still waiting to be seen into view, waits for `client:idle`/`client:load`
+ * islands until `deadline`, then scrolls back to the top. Never throws.
+ */
+export async function readPage(page: Page, deadline: number, options: ReadOptions = {}): Promise<void> {
+  const stepMs = options.stepMs ?? 60;
+  const maxSteps = options.maxSteps ?? 40;
+  await page
+    .evaluate(
+      async ({ stepMs, maxSteps, until }) => {
+        const pause = () => new Promise((resolve) => setTimeout(resolve, stepMs));
+        const root = document.scrollingElement ?? document.documentElement;
+        for (let step = 0; step < maxSteps && Date.now() < until; step += 1) {
+          if (window.scrollY + window.innerHeight >= root.scrollHeight - 1) break;
+          window.scrollBy(0, Math.max(200, Math.floor(window.innerHeight * 0.8)));
+          await pause();
+        }
+        // Islands out of the document's own scroll (a scrolled box): brought into view one by one.
+        for (const island of document.querySelectorAll('astro-island[ssr][client="visible"]')) {
+          if (Date.now() >= until) break;
+          island.scrollIntoView({ block: "center" });
+          await pause();
+        }
+      },
+      { stepMs, maxSteps, until: Date.now() + Math.max(0, deadline - Date.now()) },
+    )
+    .catch(() => undefined);
+  // Waits while islands still hydrate: until none is pending, or none has hydrated for
+  // STALLED_MS (an island whose code threw never will).
+  let pending = await pendingIslands(page);
+  let changed = Date.now();
+  if (pending > 0) {
+    await waitUntil(
+      async () => {
+        const now = await pendingIslands(page);
+        if (now !== pending) [pending, changed] = [now, Date.now()];
+        return now === 0 || Date.now() - changed >= STALLED_MS;
+      },
+      { timeoutMs: Math.max(0, deadline - Date.now()), intervalMs: 50 },
+    );
+  }
+  await page.evaluate(() => window.scrollTo(0, 0)).catch(() => undefined);
+}
+
+/** The page's islands, each hydrated or with why not; the errors raised in an island's code are given its name. */
+export async function readIslands(page: Page, errors: PageError[]): Promise<Island[]> {
+  const raw = await rawIslands(page);
+  const viewport = page.viewportSize();
+  const islands = raw.map((island) => {
+    let opts: { name?: unknown; value?: unknown } = {};
+    try {
+      opts = JSON.parse(island.opts) as typeof opts;
+    } catch {}
+    const file = pathOf(island.url).split("/").pop() ?? island.url;
+    const component = typeof opts.name === "string" && opts.name ? opts.name : file.replace(/\..*$/, "") || "unnamed";
+    const framework = frameworkOf(island.renderer, island.url, opts.value);
+    const modulePath = pathOf(island.url);
+    const raised = errors.filter(
+      (error) =>
+        error.frames.some((frame) => pathOf(frame.url) === modulePath) ||
+        (island.url !== "" && error.message.includes(`Error hydrating ${island.url}`)),
+    );
+    for (const error of raised) error.island ??= component;
+    const base: Island = {
+      component: clip(component, 80),
+      ...(framework ? { framework } : {}),
+      directive: island.directive,
+      ...(island.directive === "media" && typeof opts.value === "string" ? { media: clip(opts.value, 80) } : {}),
+      propsBytes: island.propsBytes,
+      url: clip(island.url, 200),
+      hydrated: !island.ssr,
+    };
+    if (!island.ssr || island.nested) return base;
+    if (island.directive === "media" && island.media === false) {
+      const size = viewport ? `${viewport.width}×${viewport.height}` : "this";
+      return {
+        ...base,
+        note: `not hydrated: its media query ${base.media ?? ""} does not match the ${size} viewport, so it was not checked`,
+      };
+    }
+    // An island whose code threw is told by its error, which names it.
+    if (raised.length) return { ...base, note: "did not hydrate: its code threw" };
+    const why = island.directive === "visible" ? "did not hydrate although scrolled into view" : "did not hydrate before the check ended";
+    return { ...base, fault: why };
+  });
+  // A hydration error comes from an island: on a page with one island, from that one.
+  const [only] = islands;
+  if (only && islands.length === 1) for (const error of errors) if (!error.island && isHydrationError(error)) error.island = only.component;
+  return islands;
+}

@@ -1,0 +1,340 @@
+// vigie from the tarball of `npm pack` on a site with islands, made from npm packages only:
+// React, Vue and Svelte islands and `<ClientRouter />`. Clean, `npx vigie validate` is a
+// PASS; then each fault on a page of its own (an island of each framework that throws on
+// mount, a hydration mismatch, a client:visible island below the fold that throws, a script
+// that throws only after a navigation, a minified inline script that throws), and validate
+// (the production pass) is a FAIL naming each page and its source file; js_errors on the dev
+// server names them too. One install; the figures are printed.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { checkJsErrors } from "../packages/vigie/src/core/browser/jsErrors.ts";
+import { BrowserSession } from "../packages/vigie/src/core/browser/session.ts";
+import { figure, initSite, seconds, validateSite } from "./support/package-checks.ts";
+import { endAll, type InstalledSite, installSite, packedVigie, type SiteSpec } from "./support/site-install.ts";
+
+const layout = `---
+import { ClientRouter } from "astro:transitions";
+const { title } = Astro.props;
+---
+<html lang="en">
+  <head>
+    <meta charset="utf-8" /><meta name="viewport" content="width=device-width" /><link rel="icon" href="data:," />
+    <title>{title}</title>
+    <ClientRouter />
+  </head>
+  <body><main><h1>{title}</h1><slot /></main></body>
+</html>
+`;
+
+const page = (title: string, imports: string, body: string) => `---
+import Base from "../layouts/Base.astro";
+${imports}
+---
+<Base title=${JSON.stringify(title)}>
+${body}
+</Base>
+`;
+
+const CLEAN: Record<string, string> = {
+  "astro.config.mjs": `import react from "@astrojs/react";
+import svelte from "@astrojs/svelte";
+import vue from "@astrojs/vue";
+import { defineConfig } from "astro/config";
+
+export default defineConfig({ integrations: [react(), vue(), svelte()] });
+`,
+  "tsconfig.json": '{ "extends": "astro/tsconfigs/strict", "compilerOptions": { "jsx": "react-jsx", "jsxImportSource": "react" } }\n',
+  "src/layouts/Base.astro": layout,
+  "src/components/Counter.tsx": `import { useState } from "react";
+
+export default function Counter() {
+  const [count, setCount] = useState(0);
+  return <button type="button" onClick={() => setCount(count + 1)}>React count {count}</button>;
+}
+`,
+  "src/components/Greeting.vue": `<script setup>
+import { ref } from "vue";
+const name = ref("Vue");
+</script>
+<template><p>Hello from {{ name }}</p></template>
+`,
+  "src/components/Toggle.svelte": `<script>
+  let on = $state(false);
+</script>
+<button type="button" onclick={() => (on = !on)}>Svelte {on ? "on" : "off"}</button>
+`,
+  "src/pages/index.astro": page(
+    "Islands",
+    'import Counter from "../components/Counter.tsx";\nimport Greeting from "../components/Greeting.vue";\nimport Toggle from "../components/Toggle.svelte";',
+    '<p><a href="/about/">About</a></p>\n<Counter client:load />\n<Greeting client:idle />\n<div style="height: 2500px">A long page.</div>\n<Toggle client:visible />',
+  ),
+  "src/pages/about.astro": page("About", "", '<p>Back <a href="/">home</a>.</p>'),
+};
+
+interface Fault {
+  name: string;
+  page: string;
+  files: Record<string, string>;
+  /** What the finding must say, and the source file it must name. */
+  what: RegExp;
+  file: RegExp;
+}
+
+const FAULTS: Fault[] = [
+  {
+    name: "a React island that throws on mount",
+    page: "/react-throws/",
+    files: {
+      "src/components/ReactThrows.tsx": `import { useEffect } from "react";
+
+export default function ReactThrows() {
+  useEffect(() => {
+    throw new Error("react island failed on purpose");
+  }, []);
+  return <p>React</p>;
+}
+`,
+      "src/pages/react-throws.astro": page(
+        "React throws",
+        'import ReactThrows from "../components/ReactThrows.tsx";',
+        "<ReactThrows client:load />",
+      ),
+    },
+    what: /react island failed on purpose/,
+    file: /src\/components\/ReactThrows\.tsx/,
+  },
+  {
+    name: "a Vue island that throws on mount",
+    page: "/vue-throws/",
+    files: {
+      "src/components/VueThrows.vue": `<script setup>
+import { onMounted } from "vue";
+onMounted(() => {
+  throw new Error("vue island failed on purpose");
+});
+</script>
+<template><p>Vue</p></template>
+`,
+      "src/pages/vue-throws.astro": page("Vue throws", 'import VueThrows from "../components/VueThrows.vue";', "<VueThrows client:load />"),
+    },
+    what: /vue island failed on purpose/,
+    file: /src\/components\/VueThrows\.vue/,
+  },
+  {
+    name: "a Svelte island that throws on mount",
+    page: "/svelte-throws/",
+    files: {
+      "src/components/SvelteThrows.svelte": `<script>
+  import { onMount } from "svelte";
+  onMount(() => {
+    throw new Error("svelte island failed on purpose");
+  });
+</script>
+<p>Svelte</p>
+`,
+      "src/pages/svelte-throws.astro": page(
+        "Svelte throws",
+        'import SvelteThrows from "../components/SvelteThrows.svelte";',
+        "<SvelteThrows client:load />",
+      ),
+    },
+    what: /svelte island failed on purpose/,
+    file: /src\/components\/SvelteThrows\.svelte/,
+  },
+  {
+    name: "a hydration mismatch",
+    page: "/mismatch/",
+    files: {
+      "src/components/Mismatch.tsx": `export default function Mismatch() {
+  return <p>{typeof window === "undefined" ? "rendered on the server" : "rendered in the browser"}</p>;
+}
+`,
+      "src/pages/mismatch.astro": page("Mismatch", 'import Mismatch from "../components/Mismatch.tsx";', "<Mismatch client:load />"),
+    },
+    what: /[Hh]ydrat/,
+    file: /src\/components\/Mismatch\.tsx/,
+  },
+  {
+    name: "a client:visible island below the fold that throws",
+    page: "/visible-throws/",
+    files: {
+      "src/components/Below.tsx": `import { useEffect } from "react";
+
+export default function Below() {
+  useEffect(() => {
+    throw new Error("below the fold island failed on purpose");
+  }, []);
+  return <p>Below the fold</p>;
+}
+`,
+      "src/pages/visible-throws.astro": page(
+        "Visible throws",
+        'import Below from "../components/Below.tsx";',
+        '<div style="height: 3000px">A long page.</div>\n<Below client:visible />',
+      ),
+    },
+    what: /below the fold island failed on purpose/,
+    file: /src\/components\/Below\.tsx/,
+  },
+  {
+    name: "a script that throws only after a navigation",
+    page: "/nav-from/",
+    files: {
+      "src/components/AfterSwap.astro": `<p>Navigations are watched.</p>
+<script>
+  document.addEventListener("astro:after-swap", () => {
+    throw new Error("after navigation failed on purpose");
+  });
+</script>
+`,
+      "src/pages/nav-from.astro": page(
+        "Nav from",
+        'import AfterSwap from "../components/AfterSwap.astro";',
+        '<p><a href="/about/">About</a></p>\n<AfterSwap />',
+      ),
+    },
+    what: /after \/nav-from\/ → \/about\/.*after navigation failed on purpose/,
+    file: /src\/components\/AfterSwap\.astro/,
+  },
+  {
+    name: "a minified inline script that throws",
+    page: "/inline-throws/",
+    files: {
+      "src/components/Later.astro": `<p>Later.</p>
+<script>
+  setTimeout(() => {
+    throw new Error('inlined script failed on purpose');
+  });
+</script>
+`,
+      "src/pages/inline-throws.astro": page("Inline throws", 'import Later from "../components/Later.astro";', "<Later />"),
+    },
+    what: /inlined script failed on purpose/,
+    file: /src\/components\/Later\.astro/,
+  },
+];
+
+const SPEC: SiteSpec = {
+  name: "islands",
+  files: CLEAN,
+  dependencies: {
+    "@astrojs/react": "7.1.1",
+    "@astrojs/vue": "7.0.3",
+    "@astrojs/svelte": "9.0.1",
+    react: "19.3.1",
+    "react-dom": "19.3.1",
+    vue: "3.5.46",
+    svelte: "5.57.3",
+    typescript: "6.0.3",
+  },
+};
+
+const median = (values: number[]) => {
+  const sorted = values.toSorted((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+};
+
+/**
+ * The cost of reading a page (scroll to the end, islands waited for) and of one navigation
+ * after it, on the islands home page (a long page with three islands) and the page that
+ * follows a link: medians of alternating runs, printed as figures.
+ */
+async function measureReader(url: string): Promise<void> {
+  const session = new BrowserSession();
+  const times = { plain: [] as number[], read: [] as number[], navigate: [] as number[] };
+  try {
+    await checkJsErrors(session, `${url}/`);
+    for (let run = 0; run < 5; run += 1) {
+      const kinds = run % 2 === 0 ? (["plain", "read", "navigate"] as const) : (["navigate", "read", "plain"] as const);
+      for (const kind of kinds) {
+        const started = performance.now();
+        await checkJsErrors(session, `${url}/`, kind === "plain" ? { read: false } : kind === "read" ? {} : { follow: ["/about/"] });
+        times[kind].push(performance.now() - started);
+      }
+    }
+  } finally {
+    await session.close();
+  }
+  const [plain, read, navigate] = [median(times.plain), median(times.read), median(times.navigate)];
+  figure(
+    `islands site (dev server), home page, medians of 5: load and settle ${Math.round(plain)} ms, read +${Math.round(read - plain)} ms, one navigation +${Math.round(navigate - read)} ms`,
+  );
+}
+
+interface Finding {
+  severity: string;
+  tool: string;
+  rule?: string;
+  page?: string;
+  file?: string;
+  message: string;
+}
+
+describe("the vigie package on a site with React, Vue and Svelte islands and <ClientRouter />", { timeout: 1_500_000 }, () => {
+  let site: InstalledSite | undefined;
+
+  before(async () => {
+    const packed = await packedVigie();
+    site = await installSite(SPEC, packed.tarball, 900_000);
+    figure(`islands site: npm install ${seconds(site.installMs)}`);
+    await initSite(site);
+    const config = JSON.parse(site.read("vigie.config.json")) as Record<string, unknown>;
+    site.write("vigie.config.json", `${JSON.stringify({ ...config, budgets: { loadMs: 5000 } }, null, 2)}\n`);
+  });
+
+  after(() => {
+    endAll();
+    site?.remove();
+  });
+
+  test("clean: validate is a PASS, its islands checked", async () => {
+    assert.ok(site);
+    const { result, report } = await validateSite(site, "clean.json");
+    figure(`islands site: clean validate ${seconds(result.ms)}`);
+    assert.equal(report.verdict, "PASS", `${JSON.stringify(report.findings).slice(0, 3000)}\n${result.stdout.slice(-2000)}`);
+  });
+
+  test("each fault on a page of its own: validate's production pass names the page and the source file", async () => {
+    assert.ok(site);
+    for (const fault of FAULTS) for (const [path, text] of Object.entries(fault.files)) site.write(path, text);
+    const links = FAULTS.map((fault) => `<a href="${fault.page}">${fault.name}</a>`).join(" ");
+    site.write("src/pages/about.astro", page("About", "", `<p>Back <a href="/">home</a>. ${links}</p>`));
+    const { result, report } = await validateSite(site, "faults.json");
+    figure(`islands site: validate with ${FAULTS.length} faults ${seconds(result.ms)}`);
+    const failing = (report.findings as Finding[]).filter((finding) => finding.severity === "fail");
+    const shown = JSON.stringify(failing, null, 1).slice(0, 6000);
+    assert.equal(report.verdict, "FAIL", shown);
+    const missed: string[] = [];
+    for (const fault of FAULTS) {
+      const finding = failing.find((one) => one.page === fault.page && fault.what.test(one.message));
+      if (!finding) missed.push(`${fault.name}: no finding on ${fault.page}`);
+      else if (!fault.file.test(`${finding.file ?? ""} ${finding.message}`)) missed.push(`${fault.name}: ${JSON.stringify(finding)}`);
+      else figure(`validate, ${fault.name}: ${finding.page}: ${finding.message}${finding.file ? ` [file ${finding.file}]` : ""}`);
+    }
+    assert.deepEqual(missed, [], shown);
+  });
+
+  test("each fault through js_errors on the dev server: the page's answer names the source file", async () => {
+    assert.ok(site);
+    const started = await site.vigie(["dev_start"], 180_000);
+    assert.equal(started.code, 0, started.stdout + started.stderr);
+    try {
+      const missed: string[] = [];
+      for (const fault of FAULTS) {
+        const follow = fault.page === "/nav-from/" ? ["--follow", '["/about/"]'] : [];
+        // A first view may reload once while Vite optimises dependencies: the second answer counts.
+        let answer = "";
+        for (let attempt = 0; attempt < 3 && !(fault.what.test(answer) && fault.file.test(answer)); attempt += 1) {
+          const result = await site.vigie(["browser_js_errors", "--path", fault.page, ...follow], 120_000);
+          answer = result.stdout;
+        }
+        if (!fault.what.test(answer) || !fault.file.test(answer)) missed.push(`${fault.name}: ${answer.slice(0, 1500)}`);
+        else figure(`js_errors (dev), ${fault.name}: ${answer.replace(/\s+/g, " ").slice(0, 600)}`);
+      }
+      assert.deepEqual(missed, []);
+      await measureReader(`http://127.0.0.1:${site.read(".opencode/dev-server.port").trim()}`);
+    } finally {
+      await site.vigie(["dev_stop"], 60_000);
+    }
+  });
+});
