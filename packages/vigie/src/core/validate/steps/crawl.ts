@@ -1,15 +1,18 @@
 // Every page in Chromium: runtime faults and accessibility. On the production build when
 // there is one (what readers get), else on the live server.
 
-import { readAstroSettings } from "../../astro/astroConfig.ts";
+import { routeOf } from "../../astro/rendering.ts";
 import type { Violation } from "../../browser/a11y.ts";
 import { type CrawlPage, crawlSite } from "../../browser/crawl.ts";
 import { recordPages } from "../../changes/pages.ts";
+import { servedFile } from "../../files.ts";
+import { lineOfMessage } from "../../production/serverErrors.ts";
 import type { Located } from "../../source/located.ts";
 import { chosenPages, enabled, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
 import type { Finding, ValidationReport } from "../findings.ts";
 import { dependencyFix, originOf } from "../triage.ts";
 import { screenshotFailing } from "./screenshots.ts";
+import { type FailureCause, serverCauses } from "./serverCauses.ts";
 
 interface Fault {
   rule: string;
@@ -17,17 +20,48 @@ interface Fault {
   source?: string;
 }
 
+/** What the crawl learnt of the site's server side: the causes of 5xx answers, the pages linking to missing ones. */
+interface ServerSide {
+  causes: Map<string, FailureCause>;
+  /** A missing page found through a link on a page rendered on demand: that page and the line that wrote the link. */
+  brokenLink?: (page: CrawlPage) => { from: string; source?: string } | undefined;
+}
+
+/** " (Error: boom)" and the source of a 5xx answer's cause, when known. */
+function causeOf(server: ServerSide | undefined, url: string): { text: string; source?: string } {
+  const cause = server?.causes.get(url);
+  if (!cause) return { text: "" };
+  return { text: "name" in cause ? `: ${cause.name}: ${cause.message}` : "", ...(cause.source ? { source: cause.source } : {}) };
+}
+
 /** The runtime faults of one page: its status, dev error page, failed diagrams, errors and failed requests. */
-function faultsOf(page: CrawlPage, pagesUrl: string): Fault[] {
+function faultsOf(page: CrawlPage, pagesUrl: string, server?: ServerSide): Fault[] {
   const faults: Fault[] = [];
-  const fault = (rule: string, text: string, located?: Located) =>
+  const fault = (rule: string, text: string, located?: Located | { source: string }) =>
     faults.push({ rule, text, ...(located && "source" in located ? { source: located.source } : {}) });
-  if (page.status === 0 || page.status >= 400) fault("http-status", page.status ? `HTTP ${page.status}` : "no answer");
-  if (page.devError) fault("page-error", `dev error page: ${page.devError.name}: ${page.devError.message}`);
+  const broken = page.status === 404 ? server?.brokenLink?.(page) : undefined;
+  if (broken) fault("broken-link", `broken link to ${page.path}: HTTP 404`, broken.source ? { source: broken.source } : undefined);
+  else if (page.status === 0 || page.status >= 400) {
+    const cause = causeOf(server, `${pagesUrl}${page.path}`);
+    fault(
+      "http-status",
+      `${page.status ? `HTTP ${page.status}` : "no answer"}${cause.text}`,
+      cause.source ? { source: cause.source } : undefined,
+    );
+  }
+  if (page.devError)
+    fault(
+      "page-error",
+      `dev error page: ${page.devError.name}: ${page.devError.message}`,
+      page.devError.file ? { source: page.devError.file } : undefined,
+    );
   for (const diagram of page.mermaid) fault("mermaid", `Mermaid diagram ${diagram.diagram} failed: ${diagram.message}`, diagram.located);
   for (const [index, error] of page.errors.entries()) fault("page-error", error, page.errorSources?.[index]);
-  for (const failed of page.failedRequests)
-    fault("failed-request", `${failed.status ?? failed.reason} ${failed.type} ${failed.url.replace(pagesUrl, "")}`, failed.located);
+  for (const failed of page.failedRequests) {
+    const cause = (failed.status ?? 0) >= 500 ? causeOf(server, failed.url.split("#")[0] as string) : { text: "" };
+    const text = `${failed.status ?? failed.reason} ${failed.type} ${failed.url.replace(pagesUrl, "")}${cause.text}`;
+    fault("failed-request", text, cause.source ? { source: cause.source } : failed.located);
+  }
   return faults;
 }
 
@@ -69,12 +103,14 @@ function a11yFinding(ctx: ValidateContext, page: CrawlPage, violation: Violation
 }
 
 /** One crawled page's findings and its line in the report. */
-function judgePage(ctx: ValidateContext, page: CrawlPage, pagesUrl: string) {
+function judgePage(ctx: ValidateContext, page: CrawlPage, pagesUrl: string, server?: ServerSide) {
   const failOn = new Set(ctx.config.a11y?.failOn ?? ["serious", "critical"]);
-  const faults = faultsOf(page, pagesUrl);
+  const faults = faultsOf(page, pagesUrl, server);
   const a11yFaults = (page.a11y ?? []).filter((v) => failOn.has(v.impact) || v.impact === "moderate");
+  // A broken link is the fault of the page that has it.
+  const linking = (fault: Fault) => (fault.rule === "broken-link" && page.linkedFrom ? { ...page, path: page.linkedFrom } : page);
   const findings = [
-    ...faults.map((fault) => faultFinding(ctx, page, fault)),
+    ...faults.map((fault) => faultFinding(ctx, linking(fault), fault)),
     ...a11yFaults.map((violation) => a11yFinding(ctx, page, violation, failOn.has(violation.impact))),
   ];
   const ok = faults.length === 0 && !a11yFaults.some((v) => failOn.has(v.impact));
@@ -91,8 +127,31 @@ function judgePage(ctx: ValidateContext, page: CrawlPage, pagesUrl: string) {
 function recordChecked(ctx: ValidateContext, pages: ValidationReport["pages"]): void {
   if (givenUrl(ctx) || !productionServer(ctx) || ctx.options.shard) return;
   const checked = pages.map(({ path, ok }) => ({ path, ok }));
-  recordPages(ctx.project, readAstroSettings(ctx.project).outDir, ctx.site.base, checked);
+  recordPages(ctx.project, ctx.rendering.staticDir, ctx.site.base, checked);
 }
+
+/** The routes rendered on demand that take no parameter: reachable pages even when no link leads to them. */
+function onDemandPaths(ctx: ValidateContext): string[] {
+  const { routes } = ctx.rendering;
+  const paths = (routes ?? []).filter((route) => route.type === "page" && !route.prerender && route.params.length === 0);
+  const base = ctx.site.base.replace(/\/$/, "");
+  return paths.map((route) => sitePath(ctx.site.trailingSlash, `${base}${route.route === "/" ? "/" : `${route.route}/`}`));
+}
+
+const sitePath = (trailingSlash: string, path: string) => (trailingSlash === "never" && path.length > 1 ? path.replace(/\/$/, "") : path);
+
+/** For a missing page reached through a link on a page rendered on demand: that page and the source line of the link. */
+function linkOnDemand(ctx: ValidateContext, page: CrawlPage): { from: string; source?: string } | undefined {
+  const from = page.linkedFrom;
+  const { routes, staticDir } = ctx.rendering;
+  // Links on prerendered pages are the link check's (it reads the built HTML).
+  if (!from || !routes || servedFile(staticDir, from.slice(ctx.site.base.length - 1))) return undefined;
+  const route = routeOf(routes, ctx.site.base, from);
+  return { from, ...(route ? { source: lineOfMessage(ctx.project, route.component, page.path) } : {}) };
+}
+
+/** The build's adapter has no local server: the pages are loaded from the dev server. */
+const onDevServer = (ctx: ValidateContext) => !givenUrl(ctx) && ctx.built && ctx.rendering.serve === "dev";
 
 /** The server the pages are loaded from: the one given, else the build's static server, else the dev server. */
 async function pagesUrlOf(ctx: ValidateContext): Promise<string | undefined> {
@@ -121,6 +180,7 @@ export const crawlStep: Step = {
       // No sitemap: links are followed from the critical routes (under the site's base).
       base: site.base,
       startPaths: ctx.critical,
+      alsoPaths: onDemandPaths(ctx),
       ...(choice ? { paths: choice.paths } : {}),
       acceptSelectors: (config.accept ?? []).flatMap((rule) => (rule.selector ? [rule.selector] : [])),
       shard: options.shard,
@@ -131,7 +191,11 @@ export const crawlStep: Step = {
       sourceRoot: ctx.project.root,
       onProgress: (done, total, path) => options.onProgress?.({ type: "crawl", done, total, path }),
     });
-    const judged = result.pages.map((page) => judgePage(ctx, page, pagesUrl));
+    const server: ServerSide = {
+      causes: await serverCauses(ctx, pagesUrl, result.pages, (await productionServer(ctx))?.log),
+      brokenLink: (page) => linkOnDemand(ctx, page),
+    };
+    const judged = result.pages.map((page) => judgePage(ctx, page, pagesUrl, server));
     const pages = judged.map(({ line }) => line);
     ctx.pages = pages;
     recordChecked(ctx, pages);
@@ -139,7 +203,7 @@ export const crawlStep: Step = {
     const source = choice ? `${choice.why}` : result.source;
     return {
       status: failing ? "fail" : "ok",
-      summary: `${result.pages.length} pages (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}`,
+      summary: `${result.pages.length} pages (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}${onDevServer(ctx) ? `; ${ctx.rendering.serveNote}` : ""}`,
       findings: judged.flatMap(({ findings }) => findings),
       pages,
       screenshots: await screenshotFailing(ctx, pagesUrl, result.pages),

@@ -1,0 +1,77 @@
+// The causes of the 5xx answers a crawl met (pages, and the requests pages made): asked again
+// of the server while its log is read, so each failure names Astro's error and its source.
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { readAstroSettings } from "../../astro/astroConfig.ts";
+import { routeOf } from "../../astro/rendering.ts";
+import type { CrawlPage } from "../../browser/crawl.ts";
+import { files } from "../../devServer/state.ts";
+import { askServerError, type ServerErrorCause } from "../../production/serverErrors.ts";
+import type { Project } from "../../project.ts";
+import type { ValidateContext } from "../context.ts";
+
+/** What is known of one failing URL: the error it logged, or only the route's source file. */
+export type FailureCause = ServerErrorCause | { source: string };
+
+/** The dev server's log as one growing text, read from where it stood when this was made. */
+function devLog(project: Project): () => string {
+  const path = files.log(project);
+  const size = () => {
+    try {
+      return statSync(path).size;
+    } catch {
+      return 0;
+    }
+  };
+  const start = size();
+  return () => {
+    const end = size();
+    if (end <= start) return "";
+    const buffer = Buffer.alloc(Math.min(end - start, 4_000_000));
+    const fd = openSync(path, "r");
+    try {
+      readSync(fd, buffer, 0, buffer.length, end - buffer.length);
+    } finally {
+      closeSync(fd);
+    }
+    return buffer.toString("utf8");
+  };
+}
+
+/** The URLs (same server) that answered 5xx: the pages, then the requests they made. */
+function failingUrls(pages: CrawlPage[], pagesUrl: string): string[] {
+  const urls = new Set<string>();
+  for (const page of pages) {
+    if (page.status >= 500) urls.add(`${pagesUrl}${page.path}`);
+    for (const failed of page.failedRequests)
+      if ((failed.status ?? 0) >= 500 && failed.url.startsWith(`${pagesUrl}/`)) urls.add(failed.url.split("#")[0] as string);
+  }
+  return [...urls];
+}
+
+/** The cause of each 5xx URL of the crawl (at most `limit`, one at a time), by URL. */
+export async function serverCauses(
+  ctx: ValidateContext,
+  pagesUrl: string,
+  pages: CrawlPage[],
+  log: (() => string) | undefined,
+  limit = 20,
+): Promise<Map<string, FailureCause>> {
+  const causes = new Map<string, FailureCause>();
+  const urls = failingUrls(pages, pagesUrl).slice(0, limit);
+  if (urls.length === 0) return causes;
+  const { routes, staticDir } = ctx.rendering;
+  const read = log ?? (ctx.dev?.started && pagesUrl === ctx.dev.url ? devLog(ctx.project) : undefined);
+  for (const url of urls) {
+    const cause = read
+      ? await askServerError(ctx.project, url, read, {
+          base: ctx.site.base,
+          routes,
+          outDirs: [staticDir, readAstroSettings(ctx.project).outDir],
+        })
+      : undefined;
+    const route = routes ? routeOf(routes, ctx.site.base, new URL(url).pathname) : undefined;
+    if (cause) causes.set(url, cause);
+    else if (route) causes.set(url, { source: route.component });
+  }
+  return causes;
+}
