@@ -17,6 +17,8 @@ export interface ServerErrorCause {
   source?: string;
   /** Where the cause was read. */
   from: "dev error page" | "server log";
+  /** The status the server answered with when asked again. */
+  status?: number;
 }
 
 const ERROR_LINE = /\[ERROR\]\s*(?:\[[^\]]+\]\s*)?(?:(\w*Error|\w+Exception):\s*)?(.*)$/;
@@ -93,7 +95,7 @@ export async function askServerError(
   const pathname = new URL(url).pathname;
   for (let waited = 0; waited <= 1000; waited += 100) {
     const cause = causeInLog(project, log().slice(from), { pathname, ...options });
-    if (cause) return cause;
+    if (cause) return { ...cause, status };
     await sleep(100);
   }
   return undefined;

@@ -27,12 +27,18 @@ interface ServerSide {
   brokenLink?: (page: CrawlPage) => { from: string; source?: string } | undefined;
 }
 
-/** " (Error: boom)" and the source of a 5xx answer's cause, when known. */
-function causeOf(server: ServerSide | undefined, url: string): { text: string; source?: string } {
+/** ": Error: boom", the source and the status of a 5xx answer's cause, when known. */
+function causeOf(server: ServerSide | undefined, url: string): { text: string; source?: string; status?: number } {
   const cause = server?.causes.get(url);
   if (!cause) return { text: "" };
-  return { text: "name" in cause ? `: ${cause.name}: ${cause.message}` : "", ...(cause.source ? { source: cause.source } : {}) };
+  return {
+    text: "name" in cause ? `: ${cause.name}: ${cause.message}` : "",
+    ...(cause.source ? { source: cause.source } : {}),
+    ...("status" in cause && cause.status ? { status: cause.status } : {}),
+  };
 }
+
+const at = (source: string | undefined) => (source ? { source } : undefined);
 
 /** The runtime faults of one page: its status, dev error page, failed diagrams, errors and failed requests. */
 function faultsOf(page: CrawlPage, pagesUrl: string, server?: ServerSide): Fault[] {
@@ -40,24 +46,20 @@ function faultsOf(page: CrawlPage, pagesUrl: string, server?: ServerSide): Fault
   const fault = (rule: string, text: string, located?: Located | { source: string }) =>
     faults.push({ rule, text, ...(located && "source" in located ? { source: located.source } : {}) });
   const broken = page.status === 404 ? server?.brokenLink?.(page) : undefined;
-  if (broken) fault("broken-link", `broken link to ${page.path}: HTTP 404`, broken.source ? { source: broken.source } : undefined);
+  const pageCause = causeOf(server, `${pagesUrl}${page.path}`);
+  // A 5xx with an empty body: the browser shows its own error page, with no status; asked again, the server gave it.
+  const emptyError = page.status === 0 && pageCause.status !== undefined;
+  if (broken) fault("broken-link", `broken link to ${page.path}: HTTP 404`, at(broken.source));
   else if (page.status === 0 || page.status >= 400) {
-    const cause = causeOf(server, `${pagesUrl}${page.path}`);
-    fault(
-      "http-status",
-      `${page.status ? `HTTP ${page.status}` : "no answer"}${cause.text}`,
-      cause.source ? { source: cause.source } : undefined,
-    );
+    const status = page.status || pageCause.status;
+    fault("http-status", `${status ? `HTTP ${status}` : "no answer"}${pageCause.text}`, at(pageCause.source));
   }
-  if (page.devError)
-    fault(
-      "page-error",
-      `dev error page: ${page.devError.name}: ${page.devError.message}`,
-      page.devError.file ? { source: page.devError.file } : undefined,
-    );
+  if (page.devError) fault("page-error", `dev error page: ${page.devError.name}: ${page.devError.message}`, at(page.devError.file));
   for (const diagram of page.mermaid) fault("mermaid", `Mermaid diagram ${diagram.diagram} failed: ${diagram.message}`, diagram.located);
-  for (const [index, error] of page.errors.entries()) fault("page-error", error, page.errorSources?.[index]);
+  for (const [index, error] of page.errors.entries())
+    if (!(emptyError && error.includes("chrome-error://"))) fault("page-error", error, page.errorSources?.[index]);
   for (const failed of page.failedRequests) {
+    if (emptyError && failed.type === "document" && failed.url === `${pagesUrl}${page.path}`) continue;
     const cause = (failed.status ?? 0) >= 500 ? causeOf(server, failed.url.split("#")[0] as string) : { text: "" };
     const text = `${failed.status ?? failed.reason} ${failed.type} ${failed.url.replace(pagesUrl, "")}${cause.text}`;
     fault("failed-request", text, cause.source ? { source: cause.source } : failed.located);

@@ -12,6 +12,9 @@ import type { ValidateContext } from "../context.ts";
 /** What is known of one failing URL: the error it logged, or only the route's source file. */
 export type FailureCause = ServerErrorCause | { source: string };
 
+/** A page the browser got no answer for: an empty 5xx body gives Chromium's own error page, and no status. */
+const noAnswer = (page: CrawlPage) => page.status === 0;
+
 /** The dev server's log as one growing text, read from where it stood when this was made. */
 function devLog(project: Project): () => string {
   const path = files.log(project);
@@ -41,7 +44,7 @@ function devLog(project: Project): () => string {
 function failingUrls(pages: CrawlPage[], pagesUrl: string): string[] {
   const urls = new Set<string>();
   for (const page of pages) {
-    if (page.status >= 500) urls.add(`${pagesUrl}${page.path}`);
+    if (page.status >= 500 || noAnswer(page)) urls.add(`${pagesUrl}${page.path}`);
     for (const failed of page.failedRequests)
       if ((failed.status ?? 0) >= 500 && failed.url.startsWith(`${pagesUrl}/`)) urls.add(failed.url.split("#")[0] as string);
   }
@@ -71,7 +74,8 @@ export async function serverCauses(
       : undefined;
     const route = routes ? routeOf(routes, ctx.site.base, new URL(url).pathname) : undefined;
     if (cause) causes.set(url, cause);
-    else if (route) causes.set(url, { source: route.component });
+    else if (route && !pages.some((page) => noAnswer(page) && `${pagesUrl}${page.path}` === url))
+      causes.set(url, { source: route.component });
   }
   return causes;
 }
