@@ -45,7 +45,7 @@ export async function capture(page: Page, options: ShotOptions): Promise<Buffer>
   return page.screenshot({ ...common, fullPage: options.fullPage ?? false });
 }
 
-/** A page that did not answer 2xx is not pictured (nor measured, nor compared): an error page says nothing of the page. */
+/** A page that did not answer 2xx is not compared with its baseline: an error page says nothing of the page. */
 export function refuseErrorPage(findings: PageFindings, what: string): void {
   const { status } = findings;
   if (status >= 200 && status < 300) return;
@@ -67,7 +67,6 @@ export async function takeScreenshot(
   const viewport = options.viewport ?? "desktop";
   return session.withPage(async (page) => {
     const findings = await checkPage(page, url);
-    refuseErrorPage(findings, "screenshot");
     const png = await capture(page, options);
     const dir = join(project.stateDir, "screenshots");
     const file = statePath(project, "screenshots", `${slugForPath(path)}-${viewport}-${timestamp()}.png`);
