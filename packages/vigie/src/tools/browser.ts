@@ -1,5 +1,6 @@
 import { type Answer, clip, VigieError, writeReport } from "../core/answer.ts";
 import { type AstroSettings, readAstroSettings } from "../core/astro/astroConfig.ts";
+import { readRendering } from "../core/astro/rendering.ts";
 import { auditA11y } from "../core/browser/a11y.ts";
 import { crawlSite, failingPages } from "../core/browser/crawl.ts";
 import { checkJsErrors, summarize } from "../core/browser/jsErrors.ts";
@@ -11,6 +12,7 @@ import type { FailedRequest, PageFindings } from "../core/browser/watch.ts";
 import { runBuild } from "../core/build/build.ts";
 import { builtPagePaths, choosePages, type PageSelection, recordPages } from "../core/changes/index.ts";
 import { budgetsOf, loadConfig } from "../core/config.ts";
+import { pageServerErrors } from "../core/production/serverErrors.ts";
 import { type Project, relativePath } from "../core/project.ts";
 import type { Located } from "../core/source/located.ts";
 import { resolveBaseUrl, resolvePageUrl } from "../core/target.ts";
@@ -129,7 +131,12 @@ export const browserTools: ToolDefinition[] = [
         warnings: args.warnings ?? false,
         sourceRoot: project.root,
       });
-      const answer = findingsAnswer(findings, path);
+      // A 5xx (the page, or a request it made): the error the server logged and its source.
+      const serverErrors = await pageServerErrors(project, findings, {
+        base: readAstroSettings(project).base,
+        routes: readRendering(project).routes,
+      });
+      const answer = { ...findingsAnswer(findings, path), ...(serverErrors.length ? { serverErrors } : {}) };
       const total = findings.errors.length + findings.failedRequests.length + findings.mermaid.length;
       return total > MAX_LISTED
         ? { ...answer, report: writeReport(project, `js-errors-${path.replace(/\W+/g, "-")}.json`, findings) }

@@ -2,10 +2,11 @@
 // file (and line where it can be known), read from what the server logged while answering.
 // On a production build the stack points at bundled chunks: the source file is the route's
 // (from the build's route list), its line the one that writes the error's message.
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { clip } from "../answer.ts";
 import { routeOf, type SiteRoute } from "../astro/rendering.ts";
+import { files } from "../devServer/state.ts";
 import type { Project } from "../project.ts";
 import { sleep } from "../wait.ts";
 
@@ -101,7 +102,54 @@ export async function askServerError(
   return undefined;
 }
 
+/** The dev server's log as one growing text, read from where it stood when this was made. */
+export function devLog(project: Project): () => string {
+  const path = files.log(project);
+  const size = () => {
+    try {
+      return statSync(path).size;
+    } catch {
+      return 0;
+    }
+  };
+  const start = size();
+  return () => {
+    const end = size();
+    if (end <= start) return "";
+    const buffer = Buffer.alloc(Math.min(end - start, 4_000_000));
+    const fd = openSync(path, "r");
+    try {
+      readSync(fd, buffer, 0, buffer.length, end - buffer.length);
+    } finally {
+      closeSync(fd);
+    }
+    return buffer.toString("utf8");
+  };
+}
+
 /** "Error: no bob here (src/pages/greet/[name].astro:3)". */
 export function describeCause(cause: ServerErrorCause): string {
   return `${cause.name}: ${cause.message}${cause.source ? ` (${cause.source})` : ""}`;
+}
+
+/**
+ * The causes of the 5xx answers one page check met (the page itself, the requests it made),
+ * asked again of the project's dev server while its log is read: "Error: boom (src/x.astro:4)".
+ */
+export async function pageServerErrors(
+  project: Project,
+  page: { url: string; status: number; failedRequests: { url: string; status?: number }[] },
+  options: { base: string; routes?: SiteRoute[] },
+  limit = 3,
+): Promise<string[]> {
+  const origin = new URL(page.url).origin;
+  const urls = new Set<string>();
+  if (page.status >= 500 || page.status === 0) urls.add(page.url);
+  for (const failed of page.failedRequests) if ((failed.status ?? 0) >= 500 && failed.url.startsWith(`${origin}/`)) urls.add(failed.url);
+  const causes: string[] = [];
+  for (const url of [...urls].slice(0, limit)) {
+    const cause = await askServerError(project, url, devLog(project), options);
+    if (cause) causes.push(clip(`${new URL(url).pathname}: ${describeCause(cause)}`, 240));
+  }
+  return causes;
 }

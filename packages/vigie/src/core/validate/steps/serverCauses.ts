@@ -1,12 +1,9 @@
 // The causes of the 5xx answers a crawl met (pages, and the requests pages made): asked again
 // of the server while its log is read, so each failure names Astro's error and its source.
-import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { readAstroSettings } from "../../astro/astroConfig.ts";
 import { routeOf } from "../../astro/rendering.ts";
 import type { CrawlPage } from "../../browser/crawl.ts";
-import { files } from "../../devServer/state.ts";
-import { askServerError, type ServerErrorCause } from "../../production/serverErrors.ts";
-import type { Project } from "../../project.ts";
+import { askServerError, devLog, type ServerErrorCause } from "../../production/serverErrors.ts";
 import type { ValidateContext } from "../context.ts";
 
 /** What is known of one failing URL: the error it logged, or only the route's source file. */
@@ -14,31 +11,6 @@ export type FailureCause = ServerErrorCause | { source: string };
 
 /** A page the browser got no answer for: an empty 5xx body gives Chromium's own error page, and no status. */
 const noAnswer = (page: CrawlPage) => page.status === 0;
-
-/** The dev server's log as one growing text, read from where it stood when this was made. */
-function devLog(project: Project): () => string {
-  const path = files.log(project);
-  const size = () => {
-    try {
-      return statSync(path).size;
-    } catch {
-      return 0;
-    }
-  };
-  const start = size();
-  return () => {
-    const end = size();
-    if (end <= start) return "";
-    const buffer = Buffer.alloc(Math.min(end - start, 4_000_000));
-    const fd = openSync(path, "r");
-    try {
-      readSync(fd, buffer, 0, buffer.length, end - buffer.length);
-    } finally {
-      closeSync(fd);
-    }
-    return buffer.toString("utf8");
-  };
-}
 
 /** The URLs (same server) that answered 5xx: the pages, then the requests they made. */
 function failingUrls(pages: CrawlPage[], pagesUrl: string): string[] {
