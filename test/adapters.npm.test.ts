@@ -1,7 +1,7 @@
 // Mostly static sites with a few pages rendered on demand (`output: "static"`, `prerender =
-// false` on them) on an adapter that has no local server here (Vercel), made from
-// npm. `npx vigie validate` says the pages are checked on the dev server, gives no FAIL on
-// the clean site, and a FAIL naming the page and its source when an on-demand page throws.
+// false` on them), made from npm: on Vercel (no local server here: `npx vigie validate` checks
+// the pages on the dev server and says so) and on Cloudflare (its own server, `astro preview`
+// in workerd). Clean: no FAIL; an on-demand page that throws: a FAIL naming the page and its source.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
@@ -16,7 +16,7 @@ ${frontmatter}
 </html>
 `;
 
-function hybridSite(adapter: "vercel" | "netlify", version: string): SiteSpec {
+function hybridSite(adapter: "vercel" | "cloudflare", version: string): SiteSpec {
   return {
     name: `hybrid-${adapter}`,
     dependencies: { [`@astrojs/${adapter}`]: version },
@@ -47,7 +47,10 @@ export default defineConfig({ adapter: ${adapter}() });
   };
 }
 
-const SITES: [string, SiteSpec][] = [["vercel", hybridSite("vercel", "11.0.11")]];
+const SITES: [string, SiteSpec, "dev" | "preview"][] = [
+  ["vercel", hybridSite("vercel", "11.0.11"), "dev"],
+  ["cloudflare", hybridSite("cloudflare", "14.3.3"), "preview"],
+];
 
 const installed: InstalledSite[] = [];
 after(() => {
@@ -74,11 +77,11 @@ async function validate(site: InstalledSite, file: string): Promise<{ report: Va
   return { report, code: result.code, output: `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}` };
 }
 
-for (const [adapter, spec] of SITES) {
+for (const [adapter, spec, serve] of SITES) {
   describe(`a mostly static site on @astrojs/${adapter}`, { timeout: 1_200_000 }, () => {
     let site: InstalledSite;
 
-    test("clean: no FAIL; the pages are checked on the dev server, and the run says so", async () => {
+    test(`clean: no FAIL; the pages are checked on ${serve === "dev" ? "the dev server, and the run says so" : "the adapter's own server"}`, async () => {
       const { tarball } = await packedVigie();
       site = await installSite(spec, tarball);
       installed.push(site);
@@ -86,12 +89,14 @@ for (const [adapter, spec] of SITES) {
       const run = await validate(site, "report-clean.json");
       assert.notEqual(run.report.verdict, "FAIL", `${list(run.report.findings)}\n${run.output}`);
       assert.equal(run.report.site?.rendering?.adapter, `@astrojs/${adapter}`);
-      assert.equal(run.report.site?.rendering?.serve, "dev");
+      assert.equal(run.report.site?.rendering?.serve, serve);
       const routes = Object.fromEntries((run.report.site?.rendering?.routes ?? []).map((route) => [route.route, route.renders]));
       assert.equal(routes["/now"], "on demand");
       assert.equal(routes["/about"], "prerendered");
       const crawl = run.report.steps.find((step) => step.name === "crawl");
-      assert.match(crawl?.summary ?? "", new RegExp(`adapter ${adapter} has no local server: pages checked on the dev server`));
+      const onDev = new RegExp(`adapter ${adapter} has no local server: pages checked on the dev server`);
+      if (serve === "dev") assert.match(crawl?.summary ?? "", onDev);
+      else assert.doesNotMatch(crawl?.summary ?? "", onDev);
       assert.ok(
         run.report.pages.some((p) => p.path === "/now/" && p.status === 200),
         JSON.stringify(run.report.pages),
