@@ -3,6 +3,7 @@
 // what to do for each thing missing. Exit 0 when vigie can run its checks, 1 otherwise.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { describeRoutes, readRendering } from "../core/astro/rendering.ts";
 import { findChromium, NO_CHROMIUM_HINT } from "../core/browser/executable.ts";
 import { CONFIG_FILE, loadConfig } from "../core/config.ts";
 import type { Project } from "../core/project.ts";
@@ -85,6 +86,14 @@ export function doctor(project: Project): DoctorReport {
       : "no content collection (pages in src/pages)",
   });
   items.push({ name: "Critical routes", status: "info", found: site.criticalRoutes.join(" ") });
+  const rendering = readRendering(project);
+  items.push({
+    name: "Rendering",
+    status: "info",
+    found: `output "${rendering.output}"${rendering.adapter ? `, ${rendering.adapter}` : ""}; ${rendering.serveNote}; ${
+      rendering.routes ? `routes of the last build: ${describeRoutes(rendering.routes)}` : "routes known after a build"
+    }`,
+  });
 
   try {
     const config = loadConfig(project);

@@ -21,7 +21,9 @@ export type NextStep =
   | "selector-missed"
   /** The links check needs a build. */
   | "no-build-output"
-  | "no-html-pages";
+  | "no-html-pages"
+  /** The page answered an error status: no screenshot or comparison of it. */
+  | "error-page";
 
 export class StepError extends VigieError {
   readonly next: NextStep;

@@ -1,5 +1,6 @@
 import { type Answer, clip, VigieError, writeReport } from "../core/answer.ts";
 import { type AstroSettings, readAstroSettings } from "../core/astro/astroConfig.ts";
+import { readRendering } from "../core/astro/rendering.ts";
 import { auditA11y } from "../core/browser/a11y.ts";
 import { crawlSite, failingPages } from "../core/browser/crawl.ts";
 import { faultSummary, faultText, type PageFault, pageFaults, whereOf } from "../core/browser/faults.ts";
@@ -12,6 +13,7 @@ import type { PageFindings } from "../core/browser/watch.ts";
 import { runBuild } from "../core/build/build.ts";
 import { builtPagePaths, choosePages, type PageSelection, recordPages } from "../core/changes/index.ts";
 import { budgetsOf, loadConfig } from "../core/config.ts";
+import { pageServerErrors } from "../core/production/serverErrors.ts";
 import { type Project, relativePath } from "../core/project.ts";
 import type { Located } from "../core/source/located.ts";
 import { resolveBaseUrl, resolvePageUrl } from "../core/target.ts";
@@ -149,7 +151,13 @@ export const browserTools: ToolDefinition[] = [
         sourceRoot: project.root,
         ...(args.follow?.length ? { follow: args.follow } : {}),
       });
-      return jsErrorsAnswer(project, findings, path);
+      // A 5xx (the page, or a request it made): the error the server logged and its source.
+      const serverErrors = await pageServerErrors(project, findings, {
+        base: readAstroSettings(project).base,
+        routes: readRendering(project).routes,
+      });
+      const answer = jsErrorsAnswer(project, findings, path);
+      return serverErrors.length ? { ...answer, serverErrors } : answer;
     },
   }),
   defineTool({

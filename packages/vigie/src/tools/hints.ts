@@ -16,6 +16,7 @@ export const NEXT_STEP_HINTS: Record<NextStep, string> = {
   "selector-missed": "Check the selector against the page (blog_dev_http_get shows the HTML), or omit it to capture the page.",
   "no-build-output": "Run blog_build_run first, then check the links.",
   "no-html-pages": "Run blog_build_run; if it fails, fix the build first.",
+  "error-page": "Find why with blog_browser_js_errors on that page (the server's error and its source), fix it, then try again.",
 };
 
 /** The error answer for a StepError, its hint naming the tool to call; undefined for any other error. */

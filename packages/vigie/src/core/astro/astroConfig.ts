@@ -8,6 +8,7 @@ import type { AnyNode, CallExpression, Program } from "acorn";
 import type { Project } from "../project.ts";
 import { findCollections } from "./collections.ts";
 import { ConfigScope, keyOf, nodesOf, parseConfigScript } from "./configScript.ts";
+import { type RenderingFacts, readRendering, renderingFacts } from "./rendering.ts";
 
 export interface AstroSettings {
   /** The config file found, relative to the root. */
@@ -32,6 +33,10 @@ export interface AstroSettings {
   sitemap: boolean;
   /** The site is a Starlight documentation site: its pages live in src/content/docs. */
   starlight: boolean;
+  /** `output`: "static" (Astro's default) or "server". */
+  output: "static" | "server";
+  /** The module the `adapter` setting is imported from ("@astrojs/node"), when there is one. */
+  adapter?: string;
 }
 
 const CONFIG_FILES = ["astro.config.mjs", "astro.config.ts", "astro.config.mts", "astro.config.js", "astro.config.cjs"];
@@ -102,6 +107,20 @@ function starlightCall(program: Program, scope: ConfigScope): CallExpression | u
   return undefined;
 }
 
+/** The module the `adapter` setting's call is imported from: `adapter: node({...})` → "@astrojs/node". */
+function adapterOf(scope: ConfigScope | undefined, config: AnyNode | undefined): { adapter?: string } {
+  const call = scope?.property(config, "adapter");
+  const callee = call?.type === "CallExpression" ? call.callee : call;
+  const name =
+    callee?.type === "Identifier"
+      ? callee.name
+      : callee?.type === "MemberExpression" && callee.object.type === "Identifier"
+        ? callee.object.name
+        : undefined;
+  const module = name ? scope?.imports.get(name) : undefined;
+  return module ? { adapter: module } : call ? { adapter: "an adapter" } : {};
+}
+
 export function readAstroSettings(project: Project): AstroSettings {
   const configFile = CONFIG_FILES.find((name) => existsSync(join(project.root, name)));
   const program = configFile ? parseConfigScript(configFile, readFileSync(join(project.root, configFile), "utf8")) : undefined;
@@ -121,6 +140,8 @@ export function readAstroSettings(project: Project): AstroSettings {
   const site = setting("site")?.replace(/\/$/, "");
   const modules = new Set(scope?.imports.values());
   return {
+    output: setting("output") === "server" ? "server" : "static",
+    ...adapterOf(scope, config),
     configFile,
     site,
     base: `/${base.replace(/^\/+|\/+$/g, "")}/`.replace(/^\/\/$/, "/"),
@@ -164,6 +185,8 @@ export interface SiteFacts {
   /** Content collections and their folders, relative to the root. */
   collections: { name: string; folder: string; entries: number }[];
   criticalRoutes: string[];
+  /** How the site renders (output, adapter, routes of the last build) and how its build is served. */
+  rendering: RenderingFacts;
 }
 
 /** What vigie knows of the site before it looks at it: shown in the report, used by every step. */
@@ -182,5 +205,6 @@ export function readSiteFacts(project: Project): SiteFacts {
       entries: collection.files.length,
     })),
     criticalRoutes: criticalRoutesOf(settings),
+    rendering: renderingFacts(readRendering(project, settings)),
   };
 }

@@ -22,6 +22,8 @@ export interface CrawlOptions extends CheckOptions {
   paths?: string[];
   /** Where link-following starts when there is no sitemap; default ["/"]. */
   startPaths?: string[];
+  /** Paths checked besides the sitemap's or the start paths (routes rendered on demand that take no parameter). */
+  alsoPaths?: string[];
   /** The site's base ("/docs/"): its sitemap is looked for there; default "/". */
   base?: string;
   /**
@@ -82,6 +84,8 @@ export interface CrawlPage extends PageFindings {
   path: string;
   /** axe-core violations, when the crawl audits pages. */
   a11y?: Violation[];
+  /** The first page whose link led the crawl here (absent for the starting pages). */
+  linkedFrom?: string;
 }
 
 export interface CrawlResult {
@@ -145,7 +149,8 @@ async function linksOf(page: Page, baseUrl: string): Promise<string[]> {
 async function startingPaths(baseUrl: string, options: CrawlOptions): Promise<{ source: CrawlResult["source"]; paths: string[] }> {
   const fromSitemap = options.paths ? undefined : await sitemapPaths(baseUrl, options.base);
   const source: CrawlResult["source"] = options.paths ? "given" : fromSitemap ? "sitemap" : "links";
-  const paths = [...new Set(options.paths ?? fromSitemap ?? (options.startPaths?.length ? options.startPaths : ["/"]))];
+  const found = options.paths ?? fromSitemap ?? (options.startPaths?.length ? options.startPaths : ["/"]);
+  const paths = [...new Set([...found, ...(options.paths ? [] : (options.alsoPaths ?? []))])];
   if (!options.shard) return { source, paths };
   const { index, count } = options.shard;
   return { source, paths: paths.sort().filter((_, position) => position % count === index - 1) };
@@ -161,6 +166,8 @@ class Frontier {
   discovered: number;
   readonly #queue: string[];
   readonly #seen: Set<string>;
+  /** The page each followed link was first found on. */
+  readonly #from = new Map<string, string>();
   readonly #maxPages: number;
 
   constructor(paths: string[], maxPages: number) {
@@ -179,11 +186,17 @@ class Frontier {
     return undefined;
   }
 
-  /** Queues the links not seen yet. */
-  add(links: string[]): void {
+  /** The page whose link led here, for a path found by following links. */
+  linkedFrom(path: string): string | undefined {
+    return this.#from.get(path);
+  }
+
+  /** Queues the links not seen yet, found on `from`. */
+  add(links: string[], from?: string): void {
     for (const link of links) {
       if (this.#seen.has(link)) continue;
       this.#seen.add(link);
+      if (from) this.#from.set(link, from);
       this.#queue.push(link);
       this.discovered += 1;
     }
@@ -297,7 +310,9 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
         }
         frontier.active += 1;
         const { checked, links } = await visit(page, path, run, (done) => frontier.pages.push(done), follow);
-        frontier.add(links);
+        const from = frontier.linkedFrom(path);
+        if (from) checked.linkedFrom = from;
+        frontier.add(links, path);
         // Only failing pages are located; the page is not needed (sources, and scripts fetched again).
         if (locator && (hasFaults(checked) || checked.a11y?.some((v) => v.srcs?.length))) await locatePage(checked, locator);
         frontier.active -= 1;

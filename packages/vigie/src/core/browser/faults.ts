@@ -41,7 +41,6 @@ const REACT_ERRORS: Record<string, string> = {
 /** React (its production codes and its dev words), Vue and Svelte telling that the server's HTML and the client's render differ. */
 const HYDRATION =
   /Minified React error #(41[89]|42[1-5])\b|Hydration failed because|didn't match the client|Text content does not match|Hydration (?:node|text|children|attribute|class|style) mismatch|hydration_mismatch|hydration mismatch/i;
-/Minified React error #(41[89]|42[1-5])\b|hydrat(?:ion|ing)\b.*(?:mismatch|failed|didn't match|did not match)|(?:did not|didn't) match.*server|Hydration (?:node|text|children|attribute|class|style) mismatch/i;
 
 /** A React production error's code decoded into React's words; other messages as they are. */
 export function decodeReactError(message: string): string {

@@ -45,6 +45,18 @@ export async function capture(page: Page, options: ShotOptions): Promise<Buffer>
   return page.screenshot({ ...common, fullPage: options.fullPage ?? false });
 }
 
+/** A page that did not answer 2xx is not compared with its baseline: an error page says nothing of the page. */
+export function refuseErrorPage(findings: PageFindings, what: string): void {
+  const { status } = findings;
+  if (status >= 200 && status < 300) return;
+  throw new StepError(
+    `${findings.url} answered ${status ? `HTTP ${status}` : "nothing"}: no ${what} of an error page`,
+    "error-page",
+    "Fix the page first, or pass the path of a page that answers 200.",
+    { status },
+  );
+}
+
 export async function takeScreenshot(
   project: Project,
   session: BrowserSession,

@@ -5,7 +5,7 @@ import pixelmatch from "pixelmatch";
 import { PNG } from "pngjs";
 import { type Project, relativePath, statePath } from "../project.ts";
 import { pruneOldest, slugForPath, timestamp } from "./names.ts";
-import { capture, KEEP_SCREENSHOTS } from "./screenshot.ts";
+import { capture, KEEP_SCREENSHOTS, refuseErrorPage } from "./screenshot.ts";
 import type { BrowserSession } from "./session.ts";
 import { VIEWPORTS, type ViewportName } from "./viewports.ts";
 import { checkPage } from "./watch.ts";
@@ -47,7 +47,7 @@ export async function visualDiff(
   const name = `${slugForPath(path)}-${viewport}${options.selector ? `-${slugForPath(options.selector)}` : ""}${options.fullPage === false ? "" : "-full"}`;
   const baselineFile = join(project.root, BASELINE_DIR, `${name}.png`);
   const png = await session.withPage(async (page) => {
-    await checkPage(page, url);
+    refuseErrorPage(await checkPage(page, url), "visual diff");
     return capture(page, { ...options, fullPage: options.fullPage ?? true });
   }, VIEWPORTS[viewport]);
   const baseline = relativePath(project, baselineFile);

@@ -65,14 +65,22 @@ function explainChunkWarning(warning: BuildIssue, largest: { file: string; bytes
   return { ...warning, details: over.map((script) => `${script.file} ${Math.round(script.bytes / 1000)} kB`) };
 }
 
-/** Builds in progress, by project root: a second call while one runs gets the same result. */
-const inFlight = new Map<string, Promise<BuildResult>>();
+/** The last build asked for, by project root: builds of one project run one after the other. */
+const queue = new Map<string, Promise<unknown>>();
 
+/**
+ * Builds the project. A build asked for while another of the same project runs waits for it,
+ * then runs with its own command and timeout (two builds never write the output folder at once).
+ */
 export function runBuild(project: Project, options: BuildOptions = {}): Promise<BuildResult> {
-  const running = inFlight.get(project.root);
-  if (running) return running;
-  const build = buildOnce(project, options).finally(() => inFlight.delete(project.root));
-  inFlight.set(project.root, build);
+  const before = queue.get(project.root) ?? Promise.resolve();
+  const build = before.catch(() => undefined).then(() => buildOnce(project, options));
+  queue.set(project.root, build);
+  void build
+    .finally(() => {
+      if (queue.get(project.root) === build) queue.delete(project.root);
+    })
+    .catch(() => undefined);
   return build;
 }
 

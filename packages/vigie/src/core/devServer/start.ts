@@ -5,6 +5,7 @@ import { once } from "node:events";
 import { closeSync, existsSync, linkSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { clip, VigieError } from "../answer.ts";
+import { readAstroSettings } from "../astro/astroConfig.ts";
 import { bootId, isLive, readProcStat, requireProc } from "../process/inspect.ts";
 import { type Project, relativePath } from "../project.ts";
 import { type AstroServer, astroLogPath, findAstroServer, removeAstroLocks, type StartedBy, startedBy } from "./astroLock.ts";
@@ -50,7 +51,7 @@ const SUPERVISOR = [
 export interface StartOptions {
   /** The port to ask for. Default: 4321, or the next free one when 4321 is taken. */
   port?: number;
-  /** "dev" (default) or "preview" (serves the last build in dist/). */
+  /** "dev" (default) or "preview" (serves the last build, in the config's outDir). */
   mode?: DevMode;
   /** The command to run instead of the default one, as arguments; "{port}" is replaced by the port. */
   command?: readonly string[];
@@ -122,8 +123,10 @@ export async function startDevServer(project: Project, options: StartOptions = {
     // A crash record, a stale pid file: start afresh (the old log is replaced below).
     if (state.kind !== "none") clearRecord(project);
 
-    if (mode === "preview" && !options.command && !existsSync(join(project.root, "dist"))) {
-      return { kind: "failed", error: "preview needs a build: there is no dist/ folder", reason: "needs-build" };
+    const outDir = readAstroSettings(project).outDir;
+    if (mode === "preview" && !options.command && !existsSync(outDir)) {
+      const error = `preview needs a build: there is no ${relativePath(project, outDir)}/ folder`;
+      return { kind: "failed", error, reason: "needs-build" };
     }
     const chosen = await choosePort(options.port);
     if ("kind" in chosen) return chosen;

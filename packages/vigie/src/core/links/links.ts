@@ -75,6 +75,15 @@ interface Check {
   /** External URLs and the pages that link to them. */
   external: Map<string, string[]>;
   checked: number;
+  /** Whether a URL path is served by a route rendered on demand (not a built file: the crawl loads it). */
+  onDemand?: (pathname: string) => boolean;
+}
+
+export interface LinkCheckOptions {
+  /** The folder of the built pages and assets; default: the config's outDir. */
+  dir?: string;
+  /** Whether a URL path is served by a route rendered on demand: such a link is not looked for among the built files. */
+  onDemand?: (pathname: string) => boolean;
 }
 
 /** Every file of the build output; an error with the fix when there is no build or no page. */
@@ -137,6 +146,7 @@ function checkRef(check: Check, page: Page, ref: PageRef): void {
   }
   check.checked++;
   const target = resolveFile(check, url.pathname);
+  if (!target && check.onDemand?.(url.pathname)) return;
   if (!target) {
     report(
       check,
@@ -180,10 +190,10 @@ function staleNote(check: Check, htmlFiles: string[]): string | undefined {
   return `${check.distName}/ is older than src/`;
 }
 
-export async function checkLinks(project: Project): Promise<LinkCheckResult> {
+export async function checkLinks(project: Project, options: LinkCheckOptions = {}): Promise<LinkCheckResult> {
   const started = performance.now();
   const settings = readAstroSettings(project);
-  const dist = settings.outDir;
+  const dist = options.dir ?? settings.outDir;
   const { distName, files, htmlFiles } = builtFiles(project, dist);
   const base = settings.base;
   const check: Check = {
@@ -197,6 +207,7 @@ export async function checkLinks(project: Project): Promise<LinkCheckResult> {
     broken: new Map(),
     external: new Map(),
     checked: 0,
+    ...(options.onDemand ? { onDemand: options.onDemand } : {}),
   };
   for (const page of check.pages.values()) for (const ref of linksOf(check, page).refs) checkRef(check, page, ref);
   checkAlternatesBack(check);

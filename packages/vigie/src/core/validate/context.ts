@@ -2,9 +2,11 @@
 // options of the run, and what the dev and build steps produced. Each produced field has
 // one writer (the step named beside it); the others only read it.
 import { existsSync } from "node:fs";
-import { readAstroSettings, type SiteFacts } from "../astro/astroConfig.ts";
+import type { SiteFacts } from "../astro/astroConfig.ts";
+import { type Rendering, readRendering, renderingFacts } from "../astro/rendering.ts";
 import type { BrowserSession } from "../browser/session.ts";
 import type { VigieConfig } from "../config.ts";
+import { startPreviewServer } from "../production/previewServer.ts";
 import type { Project } from "../project.ts";
 import { type StaticServer, serveStatic } from "../staticServer.ts";
 import type { Finding, PerfFigure, StepRecord, ValidationReport } from "./findings.ts";
@@ -93,8 +95,10 @@ export interface ValidateContext {
   dev?: DevServerUse;
   /** Written by the build step: whether there is a build to look at (this run's, or one already there). */
   built?: boolean;
-  /** The static server on the build, started by the first browser step that needs it. */
-  production?: Promise<StaticServer>;
+  /** How the site renders, from its config and its last build (the build step reads it again). */
+  rendering: Rendering;
+  /** The server on the build (vigie's static server, or the adapter's), started by the first browser step that needs it. */
+  production?: Promise<ProductionServer>;
   /** The pages chosen after the build (ChangeScope.pages), asked once. */
   choice?: Promise<PageChoice | undefined>;
   /** Written by the crawl step: the pages it checked (perf picks its article there). */
@@ -133,13 +137,27 @@ export const loc = (file: string, line?: number, column?: number): string => (li
 /** The server given with --base-url, without a trailing slash. */
 export const givenUrl = (ctx: ValidateContext): string | undefined => ctx.options.baseUrl?.replace(/\/$/, "");
 
-/** The static server on the build, when there is a build and no server was given; started on first use. */
-export function productionServer(ctx: ValidateContext): Promise<StaticServer> | undefined {
+/** A server on the build; the adapter's own server also gives what it logged (its server errors). */
+export type ProductionServer = StaticServer & { log?: () => string };
+
+/** Reads again how the site renders, after a build: its routes come from the build. */
+export function refreshRendering(ctx: ValidateContext): void {
+  ctx.rendering = readRendering(ctx.project);
+  ctx.site.rendering = renderingFacts(ctx.rendering);
+}
+
+/**
+ * The server on the build, when there is a build and no server was given; started on first use:
+ * vigie's static server on a static build, the adapter's own server (`astro preview`) when it
+ * has one; none when it has not (the pages are then checked on the dev server).
+ */
+export function productionServer(ctx: ValidateContext): Promise<ProductionServer> | undefined {
   if (ctx.production) return ctx.production;
   if (ctx.options.baseUrl || !ctx.built) return undefined;
-  const { outDir } = readAstroSettings(ctx.project);
-  if (!existsSync(outDir)) return undefined;
-  ctx.production = serveStatic(outDir, { base: ctx.site.base });
+  const { serve, staticDir } = ctx.rendering;
+  if (serve === "dev" || !existsSync(staticDir)) return undefined;
+  ctx.production =
+    serve === "preview" ? startPreviewServer(ctx.project, { base: ctx.site.base }) : serveStatic(staticDir, { base: ctx.site.base });
   // The steps that use it see its failure; a run whose steps all skip it must not crash on it.
   ctx.production.catch(() => undefined);
   return ctx.production;
@@ -152,7 +170,7 @@ export function chosenPages(ctx: ValidateContext): Promise<PageChoice | undefine
     const server = productionServer(ctx);
     if (!choose || !server) return undefined;
     const { url } = await server;
-    return choose({ outDir: readAstroSettings(ctx.project).outDir, base: ctx.site.base, url });
+    return choose({ outDir: ctx.rendering.staticDir, base: ctx.site.base, url });
   })();
   return ctx.choice;
 }

@@ -8,6 +8,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { VigieError } from "../answer.ts";
 import { criticalRoutesOf, readAstroSettings, readSiteFacts } from "../astro/astroConfig.ts";
+import { readRendering } from "../astro/rendering.ts";
 import { findChromium, NO_CHROMIUM_HINT } from "../browser/executable.ts";
 import { loadConfig } from "../config.ts";
 import type { Project } from "../project.ts";
@@ -47,9 +48,12 @@ function prepare(project: Project, options: ValidateOptions): ValidateContext {
   }
   const config = loadConfig(project);
   const site = readSiteFacts(project);
+  const rendering = readRendering(project);
   // A --base-url that is not a server on this machine stops the run before any step.
   if (options.baseUrl) resolveBaseUrl(project, { baseUrl: options.baseUrl });
-  if (!findChromium()) throw new VigieError("no Chromium to look at the pages with", NO_CHROMIUM_HINT);
+  // Chromium is needed only by the checks that look at pages in a browser.
+  const browserChecks = (["crawl", "perf"] as const).some((name) => config.checks?.[name] !== false);
+  if (browserChecks && !findChromium()) throw new VigieError("no Chromium to look at the pages with", NO_CHROMIUM_HINT);
   const prefix = config.prefix ?? DEFAULT_PREFIX;
   return {
     project,
@@ -58,8 +62,15 @@ function prepare(project: Project, options: ValidateOptions): ValidateContext {
     options,
     tool: (id: ToolId) => `${prefix}_${id}`,
     critical: config.criticalRoutes ?? defaultCriticalRoutes(project),
+    rendering,
     pages: [],
   };
+}
+
+/** The hint a thrown value carries (VigieError, StepError), if any. */
+function hintOf(error: unknown): string | undefined {
+  const hint = typeof error === "object" && error !== null ? (error as { hint?: unknown }).hint : undefined;
+  return typeof hint === "string" ? hint : undefined;
 }
 
 export interface StepResult {
@@ -108,8 +119,8 @@ async function runStep(ctx: ValidateContext, step: Step, slot: Slot): Promise<St
       result = { record: { name: step.name, tool, ms: Date.now() - t0, status: outcome.status, summary: outcome.summary }, outcome };
     }
   } catch (error) {
-    const message = (error as Error).message.split("\n")[0] ?? "failed";
-    const fix = (error as VigieError).hint ?? "Run the tool alone to see the full error.";
+    const message = (error instanceof Error ? error.message : String(error)).split("\n")[0] || "failed";
+    const fix = hintOf(error) ?? "Run the tool alone to see the full error.";
     result = {
       record: { name: step.name, tool, ms: Date.now() - t0, status: "error", summary: message },
       error: { severity: "fail", tool, message: `${step.name} could not run: ${message}`, fix },
@@ -202,7 +213,10 @@ export async function validate(project: Project, options: ValidateOptions): Prom
   try {
     ctx = prepare(project, options);
   } catch (error) {
-    report.harnessError = { message: (error as Error).message, hint: (error as VigieError).hint ?? "Fix the problem above and run again." };
+    report.harnessError = {
+      message: error instanceof Error ? error.message : String(error),
+      hint: hintOf(error) ?? "Fix the problem above and run again.",
+    };
     return finish(report, undefined, started);
   }
   report.site = ctx.site;

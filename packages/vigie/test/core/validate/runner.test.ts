@@ -18,10 +18,20 @@ function context(events: ProgressEvent[] = []): ValidateContext {
   return {
     project: { root: "/nowhere" } as Project,
     config: {},
-    site: { base: "/", trailingSlash: "ignore", locales: [], sitemap: false, starlight: false, collections: [], criticalRoutes: ["/"] },
+    site: {
+      base: "/",
+      trailingSlash: "ignore",
+      locales: [],
+      sitemap: false,
+      starlight: false,
+      collections: [],
+      criticalRoutes: ["/"],
+      rendering: { output: "static", serve: "static", serveNote: "a static build" },
+    },
     options: { session: {} as BrowserSession, onProgress: (event) => events.push(event) },
     tool: (id: ToolId) => `blog_${id}`,
     critical: ["/"],
+    rendering: { output: "static", serve: "static", serveNote: "a static build", staticDir: "/nowhere/dist" },
     pages: [],
   } as ValidateContext;
 }

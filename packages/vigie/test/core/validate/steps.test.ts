@@ -29,6 +29,7 @@ const SITE: SiteFacts = {
   starlight: false,
   collections: [],
   criticalRoutes: ["/", "/en/"],
+  rendering: { output: "static", serve: "static", serveNote: "a static build: served by vigie's static server" },
 };
 
 /** What the mappings read of a run: the tools' names under a prefix, the site, the config. */

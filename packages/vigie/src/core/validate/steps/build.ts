@@ -1,9 +1,8 @@
 // The production build: its errors and warnings (Astro's known benign notices are not findings).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { readAstroSettings } from "../../astro/astroConfig.ts";
 import { type BuildResult, runBuild } from "../../build/build.ts";
-import { enabled, firstShard, loc, type Step, type ValidateContext } from "../context.ts";
+import { enabled, firstShard, loc, refreshRendering, type Step, type ValidateContext } from "../context.ts";
 import type { Finding } from "../findings.ts";
 import { isBenignNotice } from "../triage.ts";
 
@@ -48,9 +47,12 @@ export const buildStep: Step = {
   skip(ctx) {
     const why = !firstShard(ctx) ? "done by shard 1" : enabled(ctx, "build") ? undefined : "disabled in vigie.config.json";
     // No build of its own: the browser steps look at the one already there, if any.
-    if (why) ctx.built = existsSync(join(readAstroSettings(ctx.project).outDir, "index.html"));
+    if (why) ctx.built = existsSync(join(ctx.rendering.staticDir, "index.html")) || ctx.rendering.routes !== undefined;
     return why;
   },
+  // Astro's data store (.astro/) is written by the first dev server and by the build: on a
+  // checkout without it, the build waits for the dev server to have written it.
+  alsoAfter: (ctx) => (existsSync(join(ctx.project.root, ".astro")) || ctx.options.baseUrl ? [] : ["dev server"]),
   async run(ctx) {
     const { config } = ctx;
     // The browser steps wait for the build: their Chromium starts beside it.
@@ -61,6 +63,8 @@ export const buildStep: Step = {
       signal: ctx.options.signal,
     });
     ctx.built = result.success;
+    // The routes of this build: prerendered, on demand, endpoints, each with its source.
+    if (result.success) refreshRendering(ctx);
     const { findings, warnings } = buildFindings(ctx, result);
     return {
       status: result.success ? (warnings ? "warn" : "ok") : "fail",

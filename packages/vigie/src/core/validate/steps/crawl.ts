@@ -1,15 +1,18 @@
 // Every page in Chromium: runtime faults and accessibility. On the production build when
 // there is one (what readers get), else on the live server.
 
-import { readAstroSettings } from "../../astro/astroConfig.ts";
+import { routeOf } from "../../astro/rendering.ts";
 import type { Violation } from "../../browser/a11y.ts";
 import { type CrawlPage, crawlSite } from "../../browser/crawl.ts";
 import { faultText, type PageFault, pageFaults } from "../../browser/faults.ts";
 import { recordPages } from "../../changes/pages.ts";
+import { servedFile } from "../../files.ts";
+import { lineOfMessage } from "../../production/serverErrors.ts";
 import { chosenPages, enabled, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
 import type { Finding, ValidationReport } from "../findings.ts";
 import { dependencyFix, originOf } from "../triage.ts";
 import { screenshotFailing } from "./screenshots.ts";
+import { type FailureCause, serverCauses } from "./serverCauses.ts";
 
 /** Each kind of page fault as validate names its rule. */
 const RULES: Record<PageFault["kind"], string> = {
@@ -23,8 +26,59 @@ const RULES: Record<PageFault["kind"], string> = {
   request: "failed-request",
 };
 
+/** What the crawl learnt of the site's server side: the causes of 5xx answers, the pages linking to missing ones. */
+interface ServerSide {
+  causes: Map<string, FailureCause>;
+  /** A missing page found through a link on a page rendered on demand: that page and the line that wrote the link. */
+  brokenLink?: (page: CrawlPage) => { from: string; source?: string } | undefined;
+}
+
+/** A page fault as the crawl step judges it: a 404 reached through a link on an on-demand page is that link's. */
+type StepFault = PageFault & { rule?: string };
+
+/** ": Error: boom", the source and the status of a 5xx answer's cause, when known. */
+function causeOf(server: ServerSide | undefined, url: string): { text: string; source?: string; status?: number } {
+  const cause = server?.causes.get(url);
+  if (!cause) return { text: "" };
+  return {
+    text: "name" in cause ? `: ${cause.name}: ${cause.message}` : "",
+    ...(cause.source ? { source: cause.source } : {}),
+    ...("status" in cause && cause.status ? { status: cause.status } : {}),
+  };
+}
+
+/**
+ * A page's faults with what its server said: a 5xx page or request carries Astro's error and
+ * its source; an empty 5xx body (Chromium's own error page, no status) its real status and no
+ * noise of that error page; a missing page reached from an on-demand page is a broken link.
+ */
+function faultsOf(page: CrawlPage, pagesUrl: string, server?: ServerSide): StepFault[] {
+  const pageCause = causeOf(server, `${pagesUrl}${page.path}`);
+  const emptyError = page.status === 0 && pageCause.status !== undefined;
+  const broken = page.status === 404 ? server?.brokenLink?.(page) : undefined;
+  const requests = new Map(page.failedRequests.map((failed) => [failed.url, failed]));
+  const located = (source: string | undefined, otherwise?: PageFault["located"]) =>
+    source ? { located: { source } } : otherwise ? { located: otherwise } : {};
+  return pageFaults(page).flatMap((fault): StepFault[] => {
+    if (fault.kind === "status") {
+      if (broken) return [{ ...fault, rule: "broken-link", message: `broken link to ${page.path}: HTTP 404`, ...located(broken.source) }];
+      const status = page.status || pageCause.status;
+      return [{ ...fault, message: `${status ? `HTTP ${status}` : "no answer"}${pageCause.text}`, ...located(pageCause.source) }];
+    }
+    if (emptyError && fault.kind === "error" && fault.message.includes("chrome-error://")) return [];
+    if (fault.kind === "request" && fault.url) {
+      const failed = requests.get(fault.url);
+      if (emptyError && failed?.type === "document" && fault.url === `${pagesUrl}${page.path}`) return [];
+      if ((failed?.status ?? 0) < 500) return [fault];
+      const cause = causeOf(server, fault.url.split("#")[0] as string);
+      return [{ ...fault, message: `${fault.message}${cause.text}`, ...located(cause.source, fault.located) }];
+    }
+    return [fault];
+  });
+}
+
 /** One page fault as a validate finding. */
-function faultFinding(ctx: ValidateContext, page: CrawlPage, fault: PageFault): Finding {
+function faultFinding(ctx: ValidateContext, page: CrawlPage, fault: StepFault): Finding {
   const source = fault.located && "source" in fault.located ? fault.located.source : undefined;
   const unknownWhy = fault.located && "sourceUnknown" in fault.located ? fault.located.sourceUnknown : undefined;
   const at = source ? ` at ${source}` : "";
@@ -33,7 +87,7 @@ function faultFinding(ctx: ValidateContext, page: CrawlPage, fault: PageFault): 
   return {
     severity: "fail",
     tool: mermaid ? jsErrors : ctx.tool("browser_crawl"),
-    rule: RULES[fault.kind],
+    rule: fault.rule ?? RULES[fault.kind],
     page: page.path,
     ...(source ? { file: source } : {}),
     message: `${faultText(fault, 400)}${unknownWhy && fault.island ? ` (source unknown: ${unknownWhy})` : ""}`,
@@ -64,12 +118,14 @@ function a11yFinding(ctx: ValidateContext, page: CrawlPage, violation: Violation
 }
 
 /** One crawled page's findings and its line in the report. */
-export function judgePage(ctx: ValidateContext, page: CrawlPage) {
+export function judgePage(ctx: ValidateContext, page: CrawlPage, pagesUrl = new URL(page.url).origin, server?: ServerSide) {
   const failOn = new Set(ctx.config.a11y?.failOn ?? ["serious", "critical"]);
-  const faults = pageFaults(page);
+  const faults = faultsOf(page, pagesUrl, server);
   const a11yFaults = (page.a11y ?? []).filter((v) => failOn.has(v.impact) || v.impact === "moderate");
+  // A broken link is the fault of the page that has it.
+  const linking = (fault: StepFault) => (fault.rule === "broken-link" && page.linkedFrom ? { ...page, path: page.linkedFrom } : page);
   const findings = [
-    ...faults.map((fault) => faultFinding(ctx, page, fault)),
+    ...faults.map((fault) => faultFinding(ctx, linking(fault), fault)),
     ...a11yFaults.map((violation) => a11yFinding(ctx, page, violation, failOn.has(violation.impact))),
   ];
   const ok = faults.length === 0 && !a11yFaults.some((v) => failOn.has(v.impact));
@@ -86,8 +142,31 @@ export function judgePage(ctx: ValidateContext, page: CrawlPage) {
 function recordChecked(ctx: ValidateContext, pages: ValidationReport["pages"]): void {
   if (givenUrl(ctx) || !productionServer(ctx) || ctx.options.shard) return;
   const checked = pages.map(({ path, ok }) => ({ path, ok }));
-  recordPages(ctx.project, readAstroSettings(ctx.project).outDir, ctx.site.base, checked);
+  recordPages(ctx.project, ctx.rendering.staticDir, ctx.site.base, checked);
 }
+
+/** The routes rendered on demand that take no parameter: reachable pages even when no link leads to them. */
+function onDemandPaths(ctx: ValidateContext): string[] {
+  const { routes } = ctx.rendering;
+  const paths = (routes ?? []).filter((route) => route.type === "page" && !route.prerender && route.params.length === 0);
+  const base = ctx.site.base.replace(/\/$/, "");
+  return paths.map((route) => sitePath(ctx.site.trailingSlash, `${base}${route.route === "/" ? "/" : `${route.route}/`}`));
+}
+
+const sitePath = (trailingSlash: string, path: string) => (trailingSlash === "never" && path.length > 1 ? path.replace(/\/$/, "") : path);
+
+/** For a missing page reached through a link on a page rendered on demand: that page and the source line of the link. */
+function linkOnDemand(ctx: ValidateContext, page: CrawlPage): { from: string; source?: string } | undefined {
+  const from = page.linkedFrom;
+  const { routes, staticDir } = ctx.rendering;
+  // Links on prerendered pages are the link check's (it reads the built HTML).
+  if (!from || !routes || servedFile(staticDir, from.slice(ctx.site.base.length - 1))) return undefined;
+  const route = routeOf(routes, ctx.site.base, from);
+  return { from, ...(route ? { source: lineOfMessage(ctx.project, route.component, page.path) } : {}) };
+}
+
+/** The build's adapter has no local server: the pages are loaded from the dev server. */
+const onDevServer = (ctx: ValidateContext) => !givenUrl(ctx) && ctx.built && ctx.rendering.serve === "dev";
 
 /** The server the pages are loaded from: the one given, else the build's static server, else the dev server. */
 async function pagesUrlOf(ctx: ValidateContext): Promise<string | undefined> {
@@ -116,6 +195,7 @@ export const crawlStep: Step = {
       // No sitemap: links are followed from the critical routes (under the site's base).
       base: site.base,
       startPaths: ctx.critical,
+      alsoPaths: onDemandPaths(ctx),
       ...(choice ? { paths: choice.paths } : {}),
       acceptSelectors: (config.accept ?? []).flatMap((rule) => (rule.selector ? [rule.selector] : [])),
       shard: options.shard,
@@ -126,7 +206,11 @@ export const crawlStep: Step = {
       sourceRoot: ctx.project.root,
       onProgress: (done, total, path) => options.onProgress?.({ type: "crawl", done, total, path }),
     });
-    const judged = result.pages.map((page) => judgePage(ctx, page));
+    const server: ServerSide = {
+      causes: await serverCauses(ctx, pagesUrl, result.pages, (await productionServer(ctx))?.log),
+      brokenLink: (page) => linkOnDemand(ctx, page),
+    };
+    const judged = result.pages.map((page) => judgePage(ctx, page, pagesUrl, server));
     const pages = judged.map(({ line }) => line);
     ctx.pages = pages;
     recordChecked(ctx, pages);
@@ -134,7 +218,7 @@ export const crawlStep: Step = {
     const source = choice ? `${choice.why}` : result.source;
     return {
       status: failing ? "fail" : "ok",
-      summary: `${result.pages.length} pages (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}`,
+      summary: `${result.pages.length} pages (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}${onDevServer(ctx) ? `; ${ctx.rendering.serveNote}` : ""}`,
       findings: judged.flatMap(({ findings }) => findings),
       pages,
       screenshots: await screenshotFailing(ctx, pagesUrl, result.pages),

@@ -1,4 +1,5 @@
 // Every internal link, asset and #fragment of the build resolves; every page has its alternates.
+import { routeOf } from "../../astro/rendering.ts";
 import type { BrokenLink } from "../../links/links.ts";
 import { checkLinks } from "../../links/links.ts";
 import { enabled, firstShard, type Step, type ValidateContext } from "../context.ts";
@@ -30,7 +31,14 @@ export const linksStep: Step = {
   after: ["build"],
   skip: (ctx) => (!ctx.built ? "no build to check" : enabled(ctx, "links") && firstShard(ctx) ? undefined : "not this shard, or disabled"),
   async run(ctx) {
-    const result = await checkLinks(ctx.project);
+    // The built pages and assets (an adapter's prerendered folder); a link to a route rendered
+    // on demand is checked by the crawl, which loads that page.
+    const { staticDir, routes } = ctx.rendering;
+    const onDemand = routes?.filter((route) => !route.prerender);
+    const result = await checkLinks(ctx.project, {
+      dir: staticDir,
+      ...(onDemand?.length ? { onDemand: (pathname: string) => routeOf(onDemand, ctx.site.base, pathname) !== undefined } : {}),
+    });
     const findings = result.broken.map((broken) => linkFinding(ctx, broken));
     const failing = findings.filter((finding) => finding.severity === "fail").length;
     return {

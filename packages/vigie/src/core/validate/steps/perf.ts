@@ -60,6 +60,15 @@ export function budgetFindings(ctx: ValidateContext, route: string, result: Perf
   );
 }
 
+/** The status a route answers with: the crawl's, else asked; 0 when there is no answer. */
+async function statusOf(ctx: ValidateContext, url: string, route: string): Promise<number> {
+  const crawled = ctx.pages.find((page) => page.path === route);
+  if (crawled) return crawled.status;
+  const response = await fetch(`${url}${route}`, { signal: AbortSignal.timeout(30_000) }).catch(() => undefined);
+  await response?.body?.cancel();
+  return response?.status ?? 0;
+}
+
 /** The production server measured: the one given, else the build's static server. */
 const productionUrl = async (ctx: ValidateContext) => givenUrl(ctx) ?? (await productionServer(ctx))?.url;
 
@@ -77,14 +86,24 @@ export const perfStep: Step = {
     if (routes.length === 0) return { status: "skipped", summary: "no measured page is among the changed ones" };
     const perf: PerfFigure[] = [];
     const findings: Finding[] = [];
+    const skipped: string[] = [];
     for (const route of routes) {
+      // An error page is not what readers are meant to get: its timings mean nothing.
+      const status = await statusOf(ctx, url, route);
+      if (status < 200 || status >= 300) {
+        skipped.push(`${route} not measured (${status ? `HTTP ${status}` : "no answer"})`);
+        continue;
+      }
       const measured = await measureRoute(ctx, url, route);
       if (measured.figure) perf.push(measured.figure);
       findings.push(...measured.findings);
     }
     return {
       status: findings.some((finding) => finding.rule === "perf-budget") ? "warn" : "ok",
-      summary: perf.map((p) => `${p.page} load ${p.loadMs} ms${p.verdict === "not_judged" ? " (dev, not judged)" : ""}`).join(", "),
+      summary: [
+        ...perf.map((p) => `${p.page} load ${p.loadMs} ms${p.verdict === "not_judged" ? " (dev, not judged)" : ""}`),
+        ...skipped,
+      ].join(", "),
       findings,
       perf,
     };

@@ -30,7 +30,9 @@ export async function screenshotFailing(
   pages: (PageFindings & { path: string })[],
 ): Promise<ValidationReport["screenshots"]> {
   const shots: ValidationReport["screenshots"] = [];
-  for (const page of pages.filter(hasFaults).slice(0, SHOTS)) {
+  // A page that did not answer 2xx would picture an error page: its findings say enough.
+  const pictured = pages.filter((page) => hasFaults(page) && page.status >= 200 && page.status < 300);
+  for (const page of pictured.slice(0, SHOTS)) {
     const name = `${page.path.replace(/\W+/g, "-").replace(/^-|-$/g, "") || "home"}.png`;
     const file = await shoot(ctx, `${pagesUrl}${page.path}`)
       .then((png) => {

@@ -1,0 +1,216 @@
+// How a site renders, from Astro itself: `output` and the adapter from its config, and every
+// route (its source file, page or endpoint, prerendered or rendered on demand) from the route
+// list Astro embeds in the server bundle of a build. Where an adapter puts the prerendered
+// HTML, and how a build of it can be served on this machine, follow from the adapter.
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import type { Project } from "../project.ts";
+import { type AstroSettings, readAstroSettings } from "./astroConfig.ts";
+
+/** How the production pass serves a build: vigie's static server, the adapter's own server (`astro preview`), or none. */
+export type ServeMode = "static" | "preview" | "dev";
+
+export interface SiteRoute {
+  /** The route as Astro writes it: "/greet/[name]". */
+  route: string;
+  /** Its source file, relative to the root. */
+  component: string;
+  type: "page" | "endpoint" | "redirect" | "fallback";
+  prerender: boolean;
+  /** Astro's pattern for the route's URL paths (a RegExp source, without the base). */
+  pattern: string;
+  params: string[];
+}
+
+export interface Rendering {
+  output: "static" | "server";
+  /** The adapter's package, when there is one. */
+  adapter?: string;
+  serve: ServeMode;
+  /** Why the build is served that way, in one line. */
+  serveNote: string;
+  /** The folder of the prerendered HTML and the build's assets (absolute). */
+  staticDir: string;
+  /** The project's routes, from the last build's server bundle; absent without a server build. */
+  routes?: SiteRoute[];
+  /** The file they were read from, relative to the root. */
+  routesFrom?: string;
+}
+
+interface AdapterFacts {
+  serve: ServeMode;
+  /** The prerendered HTML's folder, relative to the root (outDir written as "{outDir}"). */
+  staticDir: string;
+  /** Where its server bundle is, relative to the root. */
+  serverDirs: string[];
+}
+
+const ADAPTERS: Record<string, AdapterFacts> = {
+  "@astrojs/node": { serve: "preview", staticDir: "{outDir}/client", serverDirs: ["{outDir}/server"] },
+  "@astrojs/cloudflare": { serve: "preview", staticDir: "{outDir}/client", serverDirs: ["{outDir}/server"] },
+  "@astrojs/vercel": { serve: "dev", staticDir: ".vercel/output/static", serverDirs: [".vercel/output/functions"] },
+  "@astrojs/netlify": { serve: "dev", staticDir: "{outDir}", serverDirs: [".netlify/v1/functions", ".netlify/build"] },
+};
+
+/** A route list is looked for in files up to this size. */
+const MAX_BUNDLE_BYTES = 20_000_000;
+
+function scriptsUnder(dir: string, depth = 0): string[] {
+  if (depth > 6 || !existsSync(dir)) return [];
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory() && entry.name !== "node_modules") found.push(...scriptsUnder(path, depth + 1));
+    else if (entry.isFile() && /\.m?js$/.test(entry.name)) found.push(path);
+  }
+  return found;
+}
+
+/** The JSON array that starts at `start` (a "["), read up to its closing bracket. */
+function jsonArrayAt(text: string, start: number): string | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let index = start; index < text.length; index++) {
+    const char = text[index];
+    if (inString) {
+      if (char === "\\") index++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === "[" || char === "{") depth++;
+    else if (char === "]" || char === "}") {
+      depth--;
+      if (depth === 0) return text.slice(start, index + 1);
+    }
+  }
+  return undefined;
+}
+
+interface ManifestRoute {
+  routeData?: Partial<SiteRoute> & { origin?: string };
+}
+
+/** The project's routes from the route list in a server bundle's text, or undefined. */
+export function routesInBundle(text: string): SiteRoute[] | undefined {
+  const marker = '"routes":[{"file"';
+  const at = text.indexOf(marker);
+  if (at < 0) return undefined;
+  const json = jsonArrayAt(text, at + '"routes":'.length);
+  if (!json) return undefined;
+  let list: ManifestRoute[];
+  try {
+    list = JSON.parse(json) as ManifestRoute[];
+  } catch {
+    return undefined;
+  }
+  return list.flatMap(({ routeData: data }) =>
+    data?.route && data.component && data.origin !== "internal"
+      ? [
+          {
+            route: data.route,
+            component: data.component,
+            type: data.type ?? "page",
+            prerender: data.prerender === true,
+            pattern: data.pattern ?? "",
+            params: data.params ?? [],
+          },
+        ]
+      : [],
+  );
+}
+
+/** The routes of the last build, from the first server bundle that lists them. */
+function builtRoutes(project: Project, dirs: string[]): { routes: SiteRoute[]; from: string } | undefined {
+  for (const dir of dirs) {
+    for (const file of scriptsUnder(dir)) {
+      if (statSync(file).size > MAX_BUNDLE_BYTES) continue;
+      const text = readFileSync(file, "utf8");
+      const routes = text.includes('"routeData"') ? routesInBundle(text) : undefined;
+      if (routes) return { routes, from: relative(project.root, file) };
+    }
+  }
+  return undefined;
+}
+
+const short = (module: string) => module.replace(/^@astrojs\//, "");
+
+/** How the site renders and how its build is served, from its config and its last build. */
+export function readRendering(project: Project, settings: AstroSettings = readAstroSettings(project)): Rendering {
+  const { output, adapter, outDir } = settings;
+  const at = (path: string) => join(project.root, path.replace("{outDir}", relative(project.root, outDir) || "."));
+  if (!adapter) {
+    return { output, serve: "static", serveNote: "a static build: served by vigie's static server", staticDir: outDir };
+  }
+  const known = ADAPTERS[adapter];
+  // An adapter vigie does not know: its prerendered pages where Astro's server builds put them.
+  const facts = known ?? { serve: "dev", staticDir: "{outDir}/client", serverDirs: ["{outDir}/server"] };
+  const staticDir = existsSync(at(facts.staticDir)) ? at(facts.staticDir) : outDir;
+  const found = builtRoutes(project, facts.serverDirs.map(at));
+  const serveNote =
+    facts.serve === "preview"
+      ? `adapter ${short(adapter)}: the build is served by its own server (astro preview)`
+      : `adapter ${short(adapter)} has no local server: pages checked on the dev server`;
+  return {
+    output,
+    adapter,
+    serve: facts.serve,
+    serveNote,
+    staticDir,
+    ...(found ? { routes: found.routes, routesFrom: found.from } : {}),
+  };
+}
+
+/** The route a URL path (under the base) is served by, the first whose pattern matches. */
+export function routeOf(routes: SiteRoute[], base: string, pathname: string): SiteRoute | undefined {
+  const path = base !== "/" && pathname.startsWith(base) ? `/${pathname.slice(base.length)}` : pathname;
+  return routes.find((route) => {
+    try {
+      return new RegExp(route.pattern).test(path) || new RegExp(route.pattern).test(path.replace(/\/$/, ""));
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The routes rendered on demand, in a short line: "/now, /greet/[name] (pages); /api/stats.json (endpoint)". */
+export function describeRoutes(routes: SiteRoute[]): string {
+  const prerendered = routes.filter((route) => route.prerender).length;
+  const onDemand = routes.filter((route) => !route.prerender && route.type === "page").map((route) => route.route);
+  const endpoints = routes.filter((route) => route.type === "endpoint").map((route) => route.route);
+  return [
+    `${prerendered} prerendered`,
+    `${onDemand.length} on demand${onDemand.length ? ` (${onDemand.join(", ")})` : ""}`,
+    `${endpoints.length} endpoint${endpoints.length === 1 ? "" : "s"}${endpoints.length ? ` (${endpoints.join(", ")})` : ""}`,
+  ].join(", ");
+}
+
+/** What the report's `site` and `vigie doctor` show of the rendering. */
+export interface RenderingFacts {
+  output: Rendering["output"];
+  adapter?: string;
+  serve: ServeMode;
+  serveNote: string;
+  /** Each route of the last build: its path, source file and how it renders; absent without a server build. */
+  routes?: { route: string; file: string; renders: "prerendered" | "on demand" | "endpoint" | "prerendered endpoint" | "redirect" }[];
+}
+
+export function renderingFacts(rendering: Rendering): RenderingFacts {
+  const renders = (route: SiteRoute): NonNullable<RenderingFacts["routes"]>[number]["renders"] =>
+    route.type === "redirect"
+      ? "redirect"
+      : route.type === "endpoint"
+        ? route.prerender
+          ? "prerendered endpoint"
+          : "endpoint"
+        : route.prerender
+          ? "prerendered"
+          : "on demand";
+  return {
+    output: rendering.output,
+    ...(rendering.adapter ? { adapter: rendering.adapter } : {}),
+    serve: rendering.serve,
+    serveNote: rendering.serveNote,
+    ...(rendering.routes
+      ? { routes: rendering.routes.map((route) => ({ route: route.route, file: route.component, renders: renders(route) })) }
+      : {}),
+  };
+}

@@ -1,0 +1,139 @@
+// A server-rendered site on @astrojs/node, made from npm: prerendered pages (home, about, the
+// posts of a content collection, 404), pages rendered on demand (/posts/, /now/, /greet/[name]/)
+// and an endpoint the home fetches. `npx vigie validate` reads how it renders from Astro,
+// crawls the build through the adapter's own server (astro preview) and gives no FAIL; then
+// each fault alone, made on the same copy and undone, is a FAIL naming the page and its source.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
+import { type InstalledSite, installSite, packedVigie } from "./support/site-install.ts";
+import { SSR_NODE_SITE } from "./support/ssr-site.ts";
+
+let site: InstalledSite;
+before(async () => {
+  const { tarball } = await packedVigie();
+  site = await installSite(SSR_NODE_SITE, tarball);
+  console.log(`# npm install (ssr-node): ${site.installMs} ms`);
+});
+after(() => site?.remove());
+
+interface Run {
+  report: ValidationReport;
+  code: number | null;
+  ms: number;
+  output: string;
+}
+
+async function validate(file: string): Promise<Run> {
+  const result = await site.vigie(["validate", "--json", file], 600_000);
+  let report: ValidationReport;
+  try {
+    report = JSON.parse(site.read(file)) as ValidationReport;
+  } catch {
+    assert.fail(
+      `validate wrote no report (exit ${result.code ?? result.signal}):\n${result.stdout.slice(-3000)}\n${result.stderr.slice(-3000)}`,
+    );
+  }
+  const fails = report.findings.filter((f) => f.severity === "fail");
+  console.log(
+    `# ${file}: ${report.verdict} in ${report.durationS} s; ${fails.map((f) => `${f.page ?? ""} ${f.file ?? ""} ${f.message}`).join(" | ")}`,
+  );
+  return { report, code: result.code, ms: result.ms, output: `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}` };
+}
+
+const list = (findings: Finding[]) =>
+  findings.map((f) => `${f.severity} ${f.tool} ${f.page ?? ""} ${f.file ?? ""}: ${f.message}`).join("\n");
+
+/** A FAIL with a failing finding on `page` whose file is `file` (and matches `what`). */
+function assertFailOn(run: Run, page: string, file: RegExp, what: RegExp): Finding {
+  assert.equal(run.report.verdict, "FAIL", `${list(run.report.findings)}\n${run.output}`);
+  assert.equal(run.code, 1);
+  const finding = run.report.findings.find(
+    (f) => f.severity === "fail" && f.page === page && file.test(f.file ?? "") && what.test(f.message),
+  );
+  assert.ok(finding, `no failure on ${page} in ${file}:\n${list(run.report.findings)}`);
+  return finding;
+}
+
+/** Runs `check` with `path` edited by `edit`, then puts the file back. */
+async function withEdit(path: string, edit: (text: string) => string, check: () => Promise<void>): Promise<void> {
+  const original = site.read(path);
+  site.write(path, edit(original));
+  try {
+    await check();
+  } finally {
+    site.write(path, original);
+  }
+}
+
+describe("an SSR site on @astrojs/node", { timeout: 1_800_000 }, () => {
+  test("clean: no FAIL; the rendering read from the build; every page through astro preview", async () => {
+    const run = await validate("report-clean.json");
+    assert.notEqual(run.report.verdict, "FAIL", `${list(run.report.findings)}\n${run.output}`);
+    const rendering = run.report.site?.rendering;
+    assert.equal(rendering?.output, "server");
+    assert.equal(rendering?.adapter, "@astrojs/node");
+    assert.equal(rendering?.serve, "preview");
+    const renders = Object.fromEntries((rendering?.routes ?? []).map((route) => [route.route, `${route.renders} ${route.file}`]));
+    assert.equal(renders["/now"], "on demand src/pages/now.astro");
+    assert.equal(renders["/api/stats.json"], "endpoint src/pages/api/stats.json.ts");
+    assert.equal(renders["/posts/[id]"], "prerendered src/pages/posts/[id].astro");
+    const paths = run.report.pages.map((page) => page.path);
+    for (const path of ["/", "/about/", "/now/", "/posts/", "/posts/post-1/", "/greet/ann/"])
+      assert.ok(paths.includes(path), `${path} not crawled: ${paths}`);
+    assert.ok(
+      run.report.pages.every((page) => page.status === 200),
+      JSON.stringify(run.report.pages),
+    );
+    assert.ok(!run.report.findings.some((f) => /^\/(client|server)\//.test(f.page ?? "")), list(run.report.findings));
+  });
+
+  test("an on-demand page that throws for one parameter: FAIL naming the page, the error and its source line", async () => {
+    await withEdit(
+      "src/pages/greet/[name].astro",
+      (text) => text.replace('name === "zed"', 'name === "ann"'),
+      async () => {
+        const run = await validate("report-throw.json");
+        const finding = assertFailOn(run, "/greet/ann/", /^src\/pages\/greet\/\[name\]\.astro:4$/, /500.*no greeting for zed/);
+        assert.match(finding.message, /Error: no greeting for zed/);
+      },
+    );
+  });
+
+  test("the endpoint answering 500: FAIL on the page that requests it, naming the endpoint's source", async () => {
+    await withEdit(
+      "src/pages/api/stats.json.ts",
+      (text) => text.replace("const posts =", 'throw new Error("stats are down");\n  const posts ='),
+      async () => {
+        const run = await validate("report-endpoint.json");
+        const finding = assertFailOn(run, "/", /^src\/pages\/api\/stats\.json\.ts/, /500 .*\/api\/stats\.json/);
+        assert.match(finding.message, /stats are down/);
+      },
+    );
+  });
+
+  test("a broken link on an on-demand page: FAIL naming that page and the line of the link", async () => {
+    await withEdit(
+      "src/pages/now.astro",
+      (text) => text.replace("<p>Today", '<p><a href="/then/">Then</a></p>\n  <p>Today'),
+      async () => {
+        const run = await validate("report-link.json");
+        const finding = assertFailOn(run, "/now/", /^src\/pages\/now\.astro:7$/, /broken link to \/then\//);
+        assert.equal(run.report.findings.filter((f) => /\/then\//.test(f.message)).length, 1, list(run.report.findings));
+        assert.equal(finding.rule, "broken-link");
+      },
+    );
+  });
+
+  test("a missing stylesheet on a prerendered page: FAIL naming the page and its source", async () => {
+    await withEdit(
+      "src/pages/about.astro",
+      (text) => text.replace("<h1>About</h1>", '<link rel="stylesheet" href="/styles/gone.css" />\n  <h1>About</h1>'),
+      async () => {
+        const run = await validate("report-css.json");
+        assertFailOn(run, "/about/", /^src\/pages\/about\.astro/, /gone\.css/);
+        assert.ok(!run.report.findings.some((f) => /^\/(client|server)\//.test(f.page ?? "")), list(run.report.findings));
+      },
+    );
+  });
+});
