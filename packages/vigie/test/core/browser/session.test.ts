@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
-import { test } from "node:test";
+import { describe, test } from "node:test";
 import { BrowserSession } from "../../../src/core/browser/session.ts";
 import { checkPage } from "../../../src/core/browser/watch.ts";
 import { BLOG_ROOT } from "../../support/blog.ts";
@@ -123,21 +123,29 @@ async function runChild(runtime: string[], how: string, signal?: NodeJS.Signals)
   }
 }
 
-for (const [how, signal] of [
-  ["exit", undefined],
-  ["close", undefined],
-  ["throw", undefined],
-  ["wait", "SIGTERM"],
-  ["wait", "SIGINT"],
-  ["wait", "SIGKILL"],
-] as const) {
-  test(`no Chromium outlives its process (${signal ? `killed with ${signal}` : { exit: "exits without closing", close: "closes the session", throw: "dies of an exception", wait: "" }[how]})`, async () => {
-    const child = await runChild([process.execPath], how, signal);
-    assert.equal(child.title, "child");
-    assert.ok(child.pid > 0);
-    assert.ok(await gone(child.pid), `Chromium ${child.pid} still runs after its process ended`);
-  });
-}
+// Six processes of their own, independent of one another: side by side.
+describe("no Chromium outlives its process", { concurrency: true }, () => {
+  for (const [how, signal] of [
+    ["exit", undefined],
+    ["close", undefined],
+    ["throw", undefined],
+    ["wait", "SIGTERM"],
+    ["wait", "SIGINT"],
+    ["wait", "SIGKILL"],
+  ] as const) {
+    test(
+      signal
+        ? `killed with ${signal}`
+        : { exit: "exits without closing", close: "closes the session", throw: "dies of an exception", wait: "" }[how],
+      async () => {
+        const child = await runChild([process.execPath], how, signal);
+        assert.equal(child.title, "child");
+        assert.ok(child.pid > 0);
+        assert.ok(await gone(child.pid), `Chromium ${child.pid} still runs after its process ended`);
+      },
+    );
+  }
+});
 
 test("the session works under Bun, the runtime OpenCode runs tools in", async () => {
   const bun = join(BLOG_ROOT, "node_modules", ".bin", "bun");
