@@ -16,7 +16,7 @@ const CONFIG = { checks: { lint: false, check: false, links: false, crawl: false
 let site: InstalledSite;
 before(async () => {
   const { tarball } = await packedVigie();
-  site = await installSite({ ...SSR_NODE_SITE, name: "fresh-checkout" }, tarball);
+  site = await installSite(SSR_NODE_SITE, tarball);
   site.write("vigie.config.json", JSON.stringify(CONFIG));
 });
 after(() => site?.remove());
