@@ -372,10 +372,21 @@ export const STARLIGHT_SITE: SiteSpec = {
 };
 
 /**
- * What this repository adds for itself (the workspace's tooling, and the benchmark's rival
- * MCP servers), left out of the blog's copy.
+ * What this repository adds for itself (the workspace's tooling, the benchmark's rival MCP
+ * servers, the agents its tests drive), left out of the blog's copy.
  */
-const WORKSPACE_ONLY = ["@biomejs/biome", "bun", "opencode-ai", "node", "@playwright/mcp", "chrome-devtools-mcp"];
+const WORKSPACE_ONLY = [
+  "@biomejs/biome",
+  "bun",
+  "opencode-ai",
+  "node",
+  "@playwright/mcp",
+  "chrome-devtools-mcp",
+  // The agents the repository's own tests drive.
+  "@anthropic-ai/claude-code",
+  "@google/gemini-cli",
+  "@openai/codex",
+];
 
 /**
  * A copy of this blog as its author would have it in a project of its own: its sources,
