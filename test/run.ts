@@ -5,7 +5,8 @@
 // `node test/run.ts [checks] [fast] [e2e] [npm] [FILE...]` runs the tiers named (all of them
 // without any), in that order; `checks` is the linter and the type checks. Each test file runs
 // in its own `node --test` process group (killed whole when it overruns), fast files side by
-// side, then the e2e and npm tiers in two lanes side by side; its output is printed when it ends. The end of the run gives each tier's time, the
+// side, then the e2e and npm files in two lanes side by side, longest first (by the last run's
+// times, or test/durations.json); its output is printed when it ends. The end of the run gives each tier's time, the
 // slowest files and one closing line: "tests: N passed, N failed, N skipped". Exit 1 when
 // anything failed. The times are also written to test-results/times.json and summary.txt.
 import { type ChildProcess, spawn } from "node:child_process";
@@ -168,31 +169,38 @@ async function runChecks(): Promise<Outcome[]> {
   return outcomes;
 }
 
+/** The time each file took in a run: this checkout's last run, else the one committed in test/durations.json. */
+function lastTimes(): Record<string, number> {
+  for (const path of [join(RESULTS, "times.json"), join(ROOT, "test", "durations.json")]) {
+    try {
+      const times = JSON.parse(readFileSync(path, "utf8")) as { tiers: { files: Outcome[] }[] };
+      return Object.fromEntries(times.tiers.flatMap((tier) => tier.files.map((file) => [file.name, file.ms])));
+    } catch {
+      // no such run
+    }
+  }
+  return {};
+}
+
 /**
  * The order files start in when several run at once: the longest first (by the last run's
- * times in test-results/times.json, else the browser's files, the longest kind), so that the
- * run does not end on one long file alone.
+ * times; a file never timed counts as a minute), so that the run does not end on one long
+ * file alone.
  */
 function longestFirst(files: string[]): string[] {
-  let last: Record<string, number> = {};
-  try {
-    const times = JSON.parse(readFileSync(join(RESULTS, "times.json"), "utf8")) as { tiers: { files: Outcome[] }[] };
-    last = Object.fromEntries(times.tiers.flatMap((tier) => tier.files.map((file) => [file.name, file.ms])));
-  } catch {
-    // no earlier run here
-  }
-  const guess = (file: string) => last[file] ?? (file.includes("browser") ? 60_000 : 0);
+  const last = lastTimes();
+  const guess = (file: string) => last[file] ?? 60_000;
   return [...files].sort((a, b) => guess(b) - guess(a));
 }
 
 /** Runs `files` `width` at a time, in the order given. */
-async function pool(files: string[], width: number, tier: Tier, scratch: string): Promise<Outcome[]> {
+async function pool(files: string[], width: number, scratch: string): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   let next = 0;
   const lane = async () => {
     while (next < files.length) {
       const file = files[next++] as string;
-      outcomes.push(await runTestFile(file, tier, scratch));
+      outcomes.push(await runTestFile(file, tierOf(file), scratch));
     }
   };
   await Promise.all(Array.from({ length: Math.min(width, files.length) }, lane));
@@ -201,16 +209,29 @@ async function pool(files: string[], width: number, tier: Tier, scratch: string)
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-function summary(tiers: { tier: Tier; ms: number; outcomes: Outcome[] }[], totalMs: number): string {
+interface TierResult {
+  label: string;
+  /** Wall-clock time of the tier (of the lanes, for tiers run side by side). */
+  ms: number;
+  outcomes: Outcome[];
+}
+
+function summary(tiers: TierResult[], totalMs: number): string {
   const all = tiers.flatMap((t) => t.outcomes);
   const lines = ["", "Times by tier:"];
-  for (const { tier, ms, outcomes } of tiers) {
+  for (const { label, ms, outcomes } of tiers) {
     const failed = outcomes.filter((o) => o.failed > 0).length;
-    lines.push(
-      `  ${tier.padEnd(7)} ${seconds(ms).padStart(9)}  ${outcomes.length} ${tier === "checks" ? "steps" : "files"}${failed ? `, ${failed} failing` : ""}`,
-    );
+    const byTier = [...new Set(outcomes.map((o) => o.tier))];
+    const files = byTier
+      .map((tier) => {
+        const own = outcomes.filter((o) => o.tier === tier);
+        const sum = own.reduce((n, o) => n + o.ms, 0);
+        return `${own.length} ${tier === "checks" ? "steps" : `${tier} files`}${byTier.length > 1 ? ` (${seconds(sum)} of file time)` : ""}`;
+      })
+      .join(", ");
+    lines.push(`  ${label.padEnd(9)} ${seconds(ms).padStart(9)}  ${files}${failed ? `, ${failed} failing` : ""}`);
   }
-  lines.push(`  ${"total".padEnd(7)} ${seconds(totalMs).padStart(9)}`);
+  lines.push(`  ${"total".padEnd(9)} ${seconds(totalMs).padStart(9)}`);
   const slowest = all
     .filter((o) => o.tier !== "checks")
     .sort((a, b) => b.ms - a.ms)
@@ -243,26 +264,26 @@ async function main(): Promise<number> {
 
   const scratch = mkdtempSync(join(tmpdir(), "vigie-test-run-"));
   const started = Date.now();
-  const results: { tier: Tier; ms: number; outcomes: Outcome[] }[] = [];
+  const results: TierResult[] = [];
   try {
     const order = named.length ? TIERS.filter((t) => t !== "checks" && files.some((f) => tierOf(f) === t)) : tiers;
-    const runTier = async (tier: Tier) => {
+    const runTiers = async (label: string, chosenTiers: Tier[], width: number) => {
       const tierStarted = Date.now();
-      const chosen = files.filter((f) => tierOf(f) === tier);
-      const outcomes =
-        tier === "checks" ? await runChecks() : await pool(WIDTH[tier] > 1 ? longestFirst(chosen) : chosen, WIDTH[tier], tier, scratch);
-      results.push({ tier, ms: Date.now() - tierStarted, outcomes });
+      const chosen = files.filter((f) => chosenTiers.includes(tierOf(f)));
+      const outcomes = chosenTiers.includes("checks")
+        ? await runChecks()
+        : await pool(width > 1 ? longestFirst(chosen) : chosen, width, scratch);
+      results.push({ label, ms: Date.now() - tierStarted, outcomes });
     };
-    // The e2e and npm tiers run side by side, one file of each at a time: an npm file spends
-    // much of its time installing and waiting on servers, which the other lane's file uses.
-    // VIGIE_TEST_LANES=1 runs them one after the other.
-    const together: Tier[] = process.env.VIGIE_TEST_LANES === "1" ? [] : ["e2e", "npm"];
+    // The e2e and npm files run in two lanes side by side, the longest first: an npm file
+    // spends much of its time installing and waiting on servers, which the other lane's file
+    // uses. VIGIE_TEST_LANES=1 runs the tiers one after the other, a file at a time.
+    const lanes = process.env.VIGIE_TEST_LANES === "1" ? 1 : 2;
+    const together = lanes > 1 && order.includes("e2e") && order.includes("npm");
     for (const tier of order) {
-      if (together.includes(tier) && order.includes(together[0] as Tier) && order.includes(together[1] as Tier)) {
-        if (tier === together[0]) await Promise.all(together.map(runTier));
-        continue;
-      }
-      await runTier(tier);
+      if (together && tier === "npm") continue;
+      if (together && tier === "e2e") await runTiers("e2e+npm", ["e2e", "npm"], lanes);
+      else await runTiers(tier, [tier], WIDTH[tier]);
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -273,7 +294,7 @@ async function main(): Promise<number> {
   writeFileSync(join(RESULTS, "summary.txt"), text);
   writeFileSync(
     join(RESULTS, "times.json"),
-    `${JSON.stringify({ tiers: results.map(({ tier, ms, outcomes }) => ({ tier, ms, files: outcomes })) }, null, 2)}\n`,
+    `${JSON.stringify({ tiers: results.map(({ label, ms, outcomes }) => ({ tier: label, ms, files: outcomes })) }, null, 2)}\n`,
   );
   return results.some((r) => r.outcomes.some((o) => o.failed > 0)) ? 1 : 0;
 }
