@@ -26,7 +26,8 @@ import { defineConfig } from "astro/config";
 
 export default defineConfig({ adapter: ${adapter}() });
 `,
-      "vigie.config.json": JSON.stringify({ checks: { check: false }, budgets: { loadMs: 5000 } }),
+      // Offline, Cloudflare's dev server spends seconds on lookups that fail: a loaded machine may take it past 30 s.
+      "vigie.config.json": JSON.stringify({ checks: { check: false }, budgets: { loadMs: 5000 }, dev: { readyTimeoutS: 120 } }),
       "src/pages/index.astro": page(
         "Home",
         "",

@@ -60,7 +60,14 @@ export const configSchema = z.strictObject({
       a11y: z.boolean().optional(),
     })
     .optional(),
-  dev: z.strictObject({ command: command.optional(), port: z.number().int().min(1).max(65535).optional() }).optional(),
+  dev: z
+    .strictObject({
+      command: command.optional(),
+      port: z.number().int().min(1).max(65535).optional(),
+      /** Seconds the dev server has to answer (default 30): a site whose server is slow to start raises it. */
+      readyTimeoutS: z.number().int().min(1).max(600).optional(),
+    })
+    .optional(),
   build: z.strictObject({ command: command.optional(), timeoutS: z.number().positive().optional() }).optional(),
   crawl: z
     .strictObject({ maxPages: z.number().int().positive().optional(), concurrency: z.number().int().min(1).max(16).optional() })

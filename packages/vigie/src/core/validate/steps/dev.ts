@@ -65,7 +65,12 @@ export const devStep: Step = {
       return { status: "ok", summary: `reusing the running server at ${url}` };
     }
     const { config, options } = ctx;
-    const start = await startDevServer(ctx.project, { command: config.dev?.command, port: config.dev?.port, signal: options.signal });
+    const start = await startDevServer(ctx.project, {
+      command: config.dev?.command,
+      port: config.dev?.port,
+      ...(config.dev?.readyTimeoutS ? { timeoutMs: config.dev.readyTimeoutS * 1000 } : {}),
+      signal: options.signal,
+    });
     if (start.kind === "failed") return { status: "fail", summary: start.error, findings: [startFailed(ctx, start)] };
     const started = start.kind === "started";
     const url = start.url === undefined ? undefined : withoutSlash(start.url);
