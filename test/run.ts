@@ -73,9 +73,52 @@ function endGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+/** The marker each test file's processes inherit, so that what a file leaves behind can be found. */
+const MARK = "VIGIE_TEST_FILE_MARK";
+const runningMarks = new Set<string>();
+
+/**
+ * Ends every process still carrying `mark` in its environment, with its process group: a
+ * server a test started detached (its own group) that outlived its file, when the file failed
+ * or was ended midway. Reads /proc (Linux); elsewhere there is nothing to sweep with.
+ * Returns what was ended, to be shown: a leftover is a bug of the test that left it.
+ */
+function sweep(mark: string): string[] {
+  const needle = `${MARK}=${mark}`;
+  const ended: string[] = [];
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return ended;
+  }
+  for (const pid of pids) {
+    if (Number(pid) === process.pid) continue;
+    try {
+      const environ = readFileSync(`/proc/${pid}/environ`, "latin1");
+      if (!environ.split("\0").includes(needle)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      // the fields after the command's closing parenthesis: state, ppid, pgrp...
+      const pgid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+      const command = readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").join(" ").trim().slice(0, 120);
+      try {
+        if (pgid > 1 && pgid !== process.pid) process.kill(-pgid, "SIGKILL");
+        else process.kill(Number(pid), "SIGKILL");
+      } catch {
+        process.kill(Number(pid), "SIGKILL");
+      }
+      ended.push(`${pid} ${command}`);
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return ended;
+}
+
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     for (const child of running) endGroup(child, "SIGKILL");
+    for (const mark of runningMarks) sweep(mark);
     process.exit(130);
   });
 }
@@ -119,8 +162,10 @@ function tapCounts(tap: string): { passed: number; failed: number; skipped: numb
 
 async function runTestFile(file: string, tier: Tier, scratch: string): Promise<Outcome> {
   const tapFile = join(scratch, `${file.replace(/[^a-z0-9.-]/gi, "_")}.tap`);
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const mark = `${process.pid}-${file.replace(/[^a-z0-9.-]/gi, "_")}`;
+  const env: NodeJS.ProcessEnv = { ...process.env, [MARK]: mark };
   delete env.NODE_TEST_CONTEXT;
+  runningMarks.add(mark);
   const result = await runGroup(
     process.execPath,
     [
@@ -134,6 +179,8 @@ async function runTestFile(file: string, tier: Tier, scratch: string): Promise<O
     FILE_LIMIT_MS[tier],
     env,
   );
+  const leftovers = sweep(mark);
+  runningMarks.delete(mark);
   let tap = "";
   try {
     tap = readFileSync(tapFile, "utf8");
@@ -147,6 +194,9 @@ async function runTestFile(file: string, tier: Tier, scratch: string): Promise<O
   if (problem && counts.failed === 0) counts.failed = 1;
   process.stdout.write(`\n▶ ${file} (${tier}, ${seconds(result.ms)})\n${result.output.trimEnd()}\n`);
   if (problem) process.stdout.write(`✖ ${file}: ${problem}\n`);
+  if (leftovers.length > 0) {
+    process.stdout.write(`⚠ ${file} left ${leftovers.length} process(es) running, ended now:\n  ${leftovers.join("\n  ")}\n`);
+  }
   return { name: file, tier, ms: result.ms, ...counts, ...(problem ? { problem } : {}) };
 }
 
