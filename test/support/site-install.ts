@@ -356,8 +356,7 @@ const { frontmatter } = Astro.props;
 `,
     "src/pages/notes.md": "---\nlayout: ../layouts/Base.astro\ntitle: Notes\n---\n\n# Notes\n\nShort notes. Back [home](/).\n",
   },
-  // The OpenCode tool files import vigie/opencode, which needs the plugin (an optional peer).
-  devDependencies: { "@opencode-ai/plugin": OPENCODE_PLUGIN_VERSION },
+  // No @opencode-ai/plugin: the OpenCode tool files that init writes load without it.
 };
 
 /**
