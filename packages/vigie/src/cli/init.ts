@@ -26,7 +26,7 @@ import { readSite, type SiteSummary } from "./site.ts";
 export interface McpClientSetup {
   /** The project file that declares the server (JSON with mcpServers, or Codex's TOML with [mcp_servers.NAME]). */
   file: string;
-  /** The server entry written under mcpServers.vigie. */
+  /** The server: mcpServers.vigie in JSON, [mcp_servers.vigie] in TOML. */
   server: () => { command: string; args: string[] };
   /** What the user starts, and what the client asks of them. */
   next: string;
