@@ -159,6 +159,8 @@ describe("every agent in a new site installed from npm, after the README's comma
         DISABLE_AUTOUPDATER: "1",
         DISABLE_TELEMETRY: "1",
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        // Claude Code gives an MCP server 30 s to answer by default: a loaded 2-core machine may need more.
+        MCP_TIMEOUT: "120000",
       });
       const started = Date.now();
       const run = await runAgent(
@@ -250,6 +252,9 @@ describe("every agent in a new site installed from npm, after the README's comma
           "model=gpt-5.5",
           "-c",
           `model_providers.fake={name="fake",base_url="http://127.0.0.1:${model.port}/v1",wire_api="responses",env_key="FAKE_KEY"}`,
+          // Codex gives an MCP server 10 s to start by default: a loaded 2-core machine may need more.
+          "-c",
+          "mcp_servers.vigie.startup_timeout_sec=120",
           PROMPT,
         ],
         { cwd: root, env },

@@ -229,6 +229,7 @@ export function messagesResults(request: MessagesRequest): Result[] {
  */
 export async function claudeStandIn(script: (results: Result[]) => Step): Promise<StandIn> {
   let calls = 0;
+  let searches = 0;
   const decide = (request: MessagesRequest, mark: () => void): Block => {
     const offered = (request.tools ?? []).map((tool) => tool.name);
     if (!offered.includes("ToolSearch") && !offered.some((name) => name.startsWith("mcp__vigie__")))
@@ -239,7 +240,10 @@ export async function claudeStandIn(script: (results: Result[]) => Step): Promis
     if ("text" in step) return { type: "text", text: step.text };
     const name = `mcp__vigie__blog_${step.tool}`;
     calls += 1;
-    if (!offered.includes(name)) return { type: "tool_use", id: `toolu_${calls}`, name: "ToolSearch", input: { query: `select:${name}` } };
+    if (!offered.includes(name)) {
+      if (++searches > 10) return { type: "text", text: "vigie's tools never appeared." };
+      return { type: "tool_use", id: `toolu_${calls}`, name: "ToolSearch", input: { query: `select:${name}` } };
+    }
     return { type: "tool_use", id: `toolu_${calls}`, name, input: step.args };
   };
   return serve(
