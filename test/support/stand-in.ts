@@ -42,7 +42,7 @@ export interface Result {
 export type Step = { tool: string; args: Record<string, unknown> } | { text: string };
 
 /**
- * The script, from vigie's results so far (in order): dev_start on `port`, js_errors on the
+ * The script, from vigie's results so far (in order): dev_start on `port` (2 min to be ready), js_errors on the
  * page until its answer has the error (5 results at most), then dev_stop (unless `stop` is
  * false: the agent then leaves with the server running), then a text answer.
  */
@@ -50,7 +50,8 @@ export function checkPageScript(port: number, options: { stop?: boolean } = {}):
   const stop = options.stop ?? true;
   return (results) => {
     const last = results.at(-1);
-    if (!last) return { tool: "dev_start", args: { port } };
+    // A loaded 2-core machine may need more than the default 30 s to get a dev server ready.
+    if (!last) return { tool: "dev_start", args: { port, timeoutMs: 120_000 } };
     if (last.name.endsWith("dev_stop")) return { text: "The page throws; the server is stopped." };
     const found = last.name.endsWith("js_errors") && last.text.includes(THROWING_PAGE.message);
     if (last.name.endsWith("dev_start") || (last.name.endsWith("js_errors") && !found && results.length < 5))
