@@ -230,12 +230,14 @@ describe("every agent in a new site installed from npm, after the README's comma
     await assertNothingLeftIn(root);
   });
 
-  test("Codex: .codex/config.toml read once the folder is trusted (codex exec --trust); nothing left after it exits", async () => {
+  test("Codex: .codex/config.toml read once the folder is trusted; nothing left after it exits", async () => {
     assert.ok(site);
     const root = site.root;
     await initMcp("codex", /\.codex\/config\.toml/, /trust the folder/);
     const dir = home("codex");
     mkdirSync(join(dir, ".codex"));
+    // What the user's "trust this folder" writes (Codex's prompt, or `codex exec --trust`).
+    writeFileSync(join(dir, ".codex", "config.toml"), `[projects.${JSON.stringify(root)}]\ntrust_level = "trusted"\n`);
     const model = await codexStandIn(checkPageScript(await freePort()));
     try {
       const env = userEnv({ HOME: dir, CODEX_HOME: join(dir, ".codex"), FAKE_KEY: "stand-in" });
@@ -244,7 +246,6 @@ describe("every agent in a new site installed from npm, after the README's comma
         bin("codex"),
         [
           "exec",
-          "--trust",
           "--dangerously-bypass-approvals-and-sandbox",
           "-c",
           "model_provider=fake",
@@ -252,7 +253,8 @@ describe("every agent in a new site installed from npm, after the README's comma
           "model=gpt-5.5",
           "-c",
           `model_providers.fake={name="fake",base_url="http://127.0.0.1:${model.port}/v1",wire_api="responses",env_key="FAKE_KEY"}`,
-          // Codex gives an MCP server 10 s to start by default: a loaded 2-core machine may need more.
+          // Codex gives an MCP server 10 s to start by default: a loaded 2-core machine may need more
+          // (merged into the project's table; a trusted project's layer is loaded with it).
           "-c",
           "mcp_servers.vigie.startup_timeout_sec=120",
           PROMPT,
