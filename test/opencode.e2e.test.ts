@@ -3,24 +3,14 @@
 // agent, and, driven by a scripted model, run a tool file for real. Tool files that load in
 // Node but fail in OpenCode's Bun are the bug this catches. The blog_* definitions the model
 // is offered are compared with opencode-tools.snapshot.json beside this file: a run with
-// UPDATE_SNAPSHOTS=1 rewrites it (review its diff, then commit it).
+// UPDATE_SNAPSHOTS=1 rewrites it (review its diff, then commit it). OpenCode in a new site
+// installed from npm, with the tool files `vigie init` writes, is in agents.npm.test.ts.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { toolFile } from "../packages/vigie/src/cli/init.ts";
-import { BLOG_ROOT, type BlogCopy, copyBlog, freePort } from "../packages/vigie/test/support/blog.ts";
+import { BLOG_ROOT } from "../packages/vigie/test/support/blog.ts";
 import { matchSnapshot } from "../packages/vigie/test/support/snapshot.ts";
-import {
-  copyOpenCodeSetup,
-  type OpenCodeServer,
-  type ScriptedModel,
-  scriptedProvider,
-  startOpenCode,
-  startScriptedModel,
-} from "./support/opencode.ts";
+import { type OpenCodeServer, type ScriptedModel, scriptedProvider, startOpenCode, startScriptedModel } from "./support/opencode.ts";
 
 /** The blog_* definitions as OpenCode sends them to a model; `UPDATE_SNAPSHOTS=1` rewrites it. */
 const SNAPSHOT = join(import.meta.dirname, "opencode-tools.snapshot.json");
@@ -153,123 +143,5 @@ describe("OpenCode loads the project", () => {
     const result = model.requests.flatMap((request) => request.messages).find((message) => message.role === "tool");
     assert.ok(result, "the tool's result went back to the model");
     assert.match(JSON.stringify(result.content), /running/);
-  });
-});
-
-/**
- * A project whose node_modules has vigie (a copy of the package, so that its imports resolve
- * from the project) and vigie's dependencies, but not @opencode-ai/plugin: the tool files
- * that `vigie init` writes.
- */
-function projectWithoutPlugin(): string {
-  const root = mkdtempSync(join(tmpdir(), "vigie-no-plugin-"));
-  execFileSync("git", ["init", "--quiet", root], { stdio: "ignore", timeout: 30_000 });
-  writeFileSync(join(root, "package.json"), JSON.stringify({ name: "no-plugin", private: true, type: "module" }));
-  const source = join(BLOG_ROOT, "packages", "vigie");
-  const vigie = join(root, "node_modules", "vigie");
-  mkdirSync(vigie, { recursive: true });
-  cpSync(join(source, "package.json"), join(vigie, "package.json"));
-  cpSync(join(source, "src"), join(vigie, "src"), { recursive: true });
-  const manifest = JSON.parse(readFileSync(join(source, "package.json"), "utf8")) as { dependencies: Record<string, string> };
-  for (const name of Object.keys(manifest.dependencies)) {
-    const link = join(root, "node_modules", name);
-    mkdirSync(join(link, ".."), { recursive: true });
-    symlinkSync(join(BLOG_ROOT, "node_modules", name), link);
-  }
-  for (const group of ["dev", "build", "browser"] as const) {
-    mkdirSync(join(root, ".opencode", "tools"), { recursive: true });
-    writeFileSync(join(root, ".opencode", "tools", `blog_${group}.ts`), toolFile(group, "blog"));
-  }
-  return root;
-}
-
-describe("OpenCode loads the tool files of `vigie init` in a project without @opencode-ai/plugin", () => {
-  let root = "";
-  let model: ScriptedModel | undefined;
-  let opencode: OpenCodeServer | undefined;
-
-  before(async () => {
-    root = projectWithoutPlugin();
-    model = await startScriptedModel("blog_dev_status", { wait_for_previous: true });
-    opencode = await startOpenCode(root, scriptedProvider(model.baseURL));
-  });
-
-  after(async () => {
-    await opencode?.stop();
-    await model?.close();
-    if (root) rmSync(root, { recursive: true, force: true });
-  });
-
-  test("the fifteen tools are listed and one runs, naming the argument it ignored", async () => {
-    assert.ok(opencode && model);
-    const ids = await opencode.request<string[]>("GET", "/experimental/tool/ids", root);
-    const missing = BLOG_TOOLS.filter((name) => !ids.includes(name));
-    assert.deepEqual(missing, [], `missing: ${missing.join(", ")}\n${opencode.output().slice(-3000)}`);
-    const session = await opencode.request<{ id: string }>("POST", "/session", root, {});
-    await opencode.request("POST", `/session/${session.id}/message`, root, {
-      model: { providerID: "scripted", modelID: "scripted-model" },
-      parts: [{ type: "text", text: "Is the dev server running?" }],
-    });
-    const messages = await opencode.request<Message[]>("GET", `/session/${session.id}/message`, root);
-    const call = messages.flatMap((message) => message.parts).find((part) => part.type === "tool" && part.tool === "blog_dev_status");
-    assert.equal(call?.state?.status, "completed", `${call?.state?.error ?? ""}\n${opencode.output().slice(-2000)}`);
-    const answer = JSON.parse(call?.state?.output ?? "") as Record<string, unknown>;
-    assert.equal(answer.running, false);
-    assert.deepEqual(answer.ignoredArguments, ["wait_for_previous"]);
-  });
-});
-
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-describe("a dev server an OpenCode process started ends with it", { timeout: 240_000 }, () => {
-  let copy: BlogCopy | undefined;
-  let model: ScriptedModel | undefined;
-  let opencode: OpenCodeServer | undefined;
-  let devPid = 0;
-
-  before(async () => {
-    copy = copyBlog("opencode-exit");
-    copyOpenCodeSetup(copy.root);
-    model = await startScriptedModel("blog_dev_start", { port: await freePort() });
-    opencode = await startOpenCode(copy.root, scriptedProvider(model.baseURL));
-  });
-
-  after(async () => {
-    await opencode?.stop();
-    await model?.close();
-    if (devPid && groupAlive(devPid)) process.kill(-devPid, "SIGKILL");
-    copy?.remove();
-  });
-
-  test("blog_dev_start says so, and the server's group is gone once OpenCode has exited", async () => {
-    assert.ok(opencode && copy);
-    const root = copy.root;
-    const session = await opencode.request<{ id: string }>("POST", "/session", root, {});
-    await opencode.request(
-      "POST",
-      `/session/${session.id}/message`,
-      root,
-      { model: { providerID: "scripted", modelID: "scripted-model" }, parts: [{ type: "text", text: "Start the dev server." }] },
-      180_000,
-    );
-    const messages = await opencode.request<Message[]>("GET", `/session/${session.id}/message`, root);
-    const call = messages.flatMap((message) => message.parts).find((part) => part.type === "tool" && part.tool === "blog_dev_start");
-    assert.equal(call?.state?.status, "completed", `${call?.state?.error ?? ""}\n${opencode.output().slice(-2000)}`);
-    const answer = JSON.parse(call?.state?.output ?? "") as Record<string, unknown>;
-    assert.equal(answer.status, "started", call?.state?.output);
-    assert.match(String(answer.lifetime), /stopped when this OpenCode process ends/);
-    devPid = Number(answer.pid);
-    assert.ok(groupAlive(devPid));
-    await opencode.stop();
-    const deadline = Date.now() + 20_000;
-    while (groupAlive(devPid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.ok(!groupAlive(devPid), "the dev server's process group outlived OpenCode");
   });
 });

@@ -1,7 +1,7 @@
 // vigie as a new user gets it: `npm pack` of packages/vigie, installed with npm into a new
 // minimal Astro site made from registry packages only, then `npx vigie init`, `validate`,
-// `mcp` (listed to the MCP SDK's own client) and the real OpenCode loading the tool files
-// that init wrote. Slow (npm install, a build and a crawl): about 5 minutes on 2 cores.
+// `mcp` (listed to the MCP SDK's own client); the agents in the same site are in
+// agents.npm.test.ts. Slow (npm install, a build and a crawl): about 5 minutes on 2 cores.
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,7 +11,6 @@ import { BLOG_ROOT } from "../packages/vigie/test/support/blog.ts";
 import {
   assertFailNaming,
   assertMcpLists,
-  assertOpenCodeLists,
   assertPass,
   diskKb,
   figure,
@@ -92,11 +91,6 @@ describe("the vigie package, installed into a new Astro site", { timeout: 1_200_
   test("npx vigie mcp lists the fifteen tools to the MCP SDK's client", async () => {
     assert.ok(site);
     await assertMcpLists(site.root);
-  });
-
-  test("opencode serve in the site lists the tools of the files init wrote", async () => {
-    assert.ok(site);
-    await assertOpenCodeLists(site.root);
   });
 
   test("installed alone: no install script, no OpenCode plugin needed", async () => {

@@ -109,15 +109,20 @@ export function assertFailNaming(
   return finding;
 }
 
-/** `npx vigie mcp` in the site, listed by the MCP SDK's own client: every tool, titled and annotated. */
-export async function assertMcpLists(root: string): Promise<void> {
-  const transport = new StdioClientTransport({
+/**
+ * `npx vigie mcp` in the site (or the `server` command given), listed by the MCP SDK's own
+ * client: every tool, titled and annotated; blog_dev_status answers.
+ */
+export async function assertMcpLists(
+  root: string,
+  server: { command: string; args: string[]; cwd: string; env: Record<string, string> } = {
     command: "npx",
     args: ["--no-install", "vigie", "mcp"],
     cwd: root,
     env: { ...(process.env as Record<string, string>), NO_COLOR: "1" },
-    stderr: "pipe",
-  });
+  },
+): Promise<void> {
+  const transport = new StdioClientTransport({ ...server, stderr: "pipe" });
   const client = new Client({ name: "package-test", version: "1.0.0" });
   try {
     await client.connect(transport);

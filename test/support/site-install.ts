@@ -136,11 +136,29 @@ export async function packedVigie(): Promise<{ tarball: string; bytes: number; m
   }
   const name = `vigie-tarball-${hash.digest("hex").slice(0, 16)}`;
   const folder = join(tmpdir(), name);
-  const existing = existsSync(folder) ? readdirSync(folder).find((file) => file.endsWith(".tgz")) : undefined;
-  if (existing) {
-    const tarball = join(folder, existing);
-    utimesSync(folder, new Date(), new Date());
-    return { tarball, bytes: statSync(tarball).size, ms: 0, cached: true };
+  // Two test files packing at once would race in packages/vigie (prepack removes dist/): one packs, the other waits for it.
+  const busy = join(tmpdir(), `vigie-packing-${createHash("sha256").update(VIGIE_PACKAGE).digest("hex").slice(0, 12)}`);
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    const existing = existsSync(folder) ? readdirSync(folder).find((file) => file.endsWith(".tgz")) : undefined;
+    if (existing) {
+      const tarball = join(folder, existing);
+      utimesSync(folder, new Date(), new Date());
+      return { tarball, bytes: statSync(tarball).size, ms: 0, cached: true };
+    }
+    try {
+      mkdirSync(busy);
+      break;
+    } catch {
+      // A lock left by a run that was killed: a pack takes well under 10 minutes.
+      try {
+        if (Date.now() - statSync(busy).mtimeMs > 600_000) rmSync(busy, { recursive: true, force: true });
+      } catch {
+        // released meanwhile
+      }
+      if (Date.now() > deadline) throw new Error(`another test file's npm pack did not end in 10 min (${busy})`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   }
   removeStale(tmpdir(), "vigie-tarball-");
   const staging = mkdtempSync(join(tmpdir(), "vigie-pack-"));
@@ -150,6 +168,7 @@ export async function packedVigie(): Promise<{ tarball: string; bytes: number; m
     return { tarball: join(folder, packed.tarball.slice(staging.length + 1)), bytes: packed.bytes, ms: packed.ms, cached: false };
   } finally {
     rmSync(staging, { recursive: true, force: true });
+    rmSync(busy, { recursive: true, force: true });
   }
 }
 
@@ -356,8 +375,7 @@ const { frontmatter } = Astro.props;
 `,
     "src/pages/notes.md": "---\nlayout: ../layouts/Base.astro\ntitle: Notes\n---\n\n# Notes\n\nShort notes. Back [home](/).\n",
   },
-  // The OpenCode tool files import vigie/opencode, which needs the plugin (an optional peer).
-  devDependencies: { "@opencode-ai/plugin": OPENCODE_PLUGIN_VERSION },
+  // No @opencode-ai/plugin: the OpenCode tool files that init writes load without it.
 };
 
 /**

@@ -137,9 +137,11 @@ export function doctor(project: Project): DoctorReport {
     });
   }
 
-  const mcp = [".mcp.json", join(".cursor", "mcp.json"), join(".gemini", "settings.json")].filter((path) => {
+  const mcp = [".mcp.json", join(".cursor", "mcp.json"), join(".gemini", "settings.json"), join(".codex", "config.toml")].filter((path) => {
     try {
-      const config = JSON.parse(readFileSync(join(project.root, path), "utf8")) as { mcpServers?: Record<string, unknown> };
+      const text = readFileSync(join(project.root, path), "utf8");
+      if (path.endsWith(".toml")) return /^\s*\[\s*mcp_servers\s*\.\s*"?vigie"?\s*\]/m.test(text);
+      const config = JSON.parse(text) as { mcpServers?: Record<string, unknown> };
       return Boolean(config.mcpServers?.vigie);
     } catch {
       return false;

@@ -17,19 +17,17 @@ import { SKILL_FILES, skillFile } from "./init/skill.ts";
 import { readSite, type SiteSummary } from "./site.ts";
 
 /**
- * The MCP clients `init --mcp` connects, each with its project configuration (or none: the
- * one command that adds the server) and what the client asks the user before the agent
- * sees the tools. The server command never fetches a package: `npx --no-install` fails
- * where vigie is not installed instead of downloading a package of that name, and a client
- * that starts servers outside the project gets the installed bin with absolute paths.
+ * The MCP clients `init --mcp` connects, each with its project configuration and what the
+ * client asks the user before the agent sees the tools. The server command never fetches a
+ * package: `npx --no-install` fails where vigie is not installed instead of downloading a
+ * package of that name, and a client that may start servers outside the project gets the
+ * installed bin with the project's path.
  */
 export interface McpClientSetup {
-  /** The project file that declares the server, when the client reads one. */
-  file?: string;
-  /** The server entry written under mcpServers.vigie. */
-  server?: (root: string) => Record<string, unknown>;
-  /** The one command that adds the server, for a client without a project file. */
-  command?: (root: string) => string;
+  /** The project file that declares the server (JSON with mcpServers, or Codex's TOML with [mcp_servers.NAME]). */
+  file: string;
+  /** The server: mcpServers.vigie in JSON, [mcp_servers.vigie] in TOML. */
+  server: () => { command: string; args: string[] };
   /** What the user starts, and what the client asks of them. */
   next: string;
 }
@@ -39,8 +37,6 @@ const WORKSPACE = ["$", "{workspaceFolder}"].join("");
 
 /** Started in the project by the client (its working directory is where the user runs it). */
 const NPX_SERVER = () => ({ command: "npx", args: ["--no-install", "vigie", "mcp"] });
-
-const shellQuote = (text: string) => (/^[\w./@:=+-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`);
 
 export const MCP_CLIENTS = {
   claude: {
@@ -60,10 +56,10 @@ export const MCP_CLIENTS = {
     next: "gemini    # Gemini CLI asks to trust the folder: an untrusted folder gets no project MCP server",
   },
   codex: {
-    // Codex starts MCP servers in its own home folder: the installed bin, with the project's absolute path.
-    command: (root: string) =>
-      `codex mcp add vigie -- ${shellQuote(join(root, "node_modules", ".bin", "vigie"))} mcp --project ${shellQuote(root)}`,
-    next: "codex     # after the command above (it goes to Codex's own config.toml, for every folder): nothing more to approve for the server",
+    // Codex reads a project's .codex/config.toml only once the project is trusted; it starts the server in its working folder.
+    file: join(".codex", "config.toml"),
+    server: NPX_SERVER,
+    next: "codex     # Codex asks to trust the folder: it reads .codex/config.toml only in a trusted project (codex exec: --trust)",
   },
 } as const satisfies Record<string, McpClientSetup>;
 export type McpClient = keyof typeof MCP_CLIENTS;
@@ -192,7 +188,7 @@ export function init(project: Project, options: InitOptions = {}): InitResult {
   }
 
   const setup: McpClientSetup | undefined = options.mcp ? MCP_CLIENTS[options.mcp] : undefined;
-  if (options.mcp && setup?.file) files.push(mcpConfig(project, options.mcp, options.force ?? false));
+  if (options.mcp && setup) files.push(mcpConfig(project, options.mcp, options.force ?? false));
 
   mkdirSync(dirname(recordPath), { recursive: true });
   writeFileSync(recordPath, `${JSON.stringify({ files: record }, null, 2)}\n`);
@@ -202,7 +198,6 @@ export function init(project: Project, options: InitOptions = {}): InitResult {
     '# agents with a shell (Claude Code, Codex, Gemini CLI, OpenCode) find the skill "vigie" in .claude/skills/ and .agents/skills/',
     `opencode             # with OpenCode: the ${prefix}_* tools load from .opencode/tools/; ask @${prefix}-validator`,
   ];
-  if (setup?.command) next.push(setup.command(project.root));
   if (setup) next.push(setup.next);
   return { prefix, files, next };
 }
@@ -210,9 +205,10 @@ export function init(project: Project, options: InitOptions = {}): InitResult {
 /** Adds the vigie server to an MCP client's project configuration, keeping every other server and setting. */
 function mcpConfig(project: Project, client: McpClient, force: boolean): InitResult["files"][number] {
   const setup: McpClientSetup = MCP_CLIENTS[client];
-  const path = setup.file ?? "";
-  const server = setup.server?.(project.root) ?? {};
+  const path = setup.file;
+  const server = setup.server();
   const absolute = join(project.root, path);
+  if (path.endsWith(".toml")) return mcpToml(absolute, path, server, force);
   const exists = existsSync(absolute);
   const current = exists ? readJson(absolute) : {};
   if (!current) return { path, outcome: "kept", note: "not a JSON object: left as it is; add the vigie server by hand" };
@@ -229,13 +225,46 @@ function mcpConfig(project: Project, client: McpClient, force: boolean): InitRes
   return { path, outcome: !exists ? "created" : replaced ? "overwritten" : "updated" };
 }
 
+/**
+ * Adds the vigie server to Codex's TOML configuration as a [mcp_servers.vigie] table
+ * appended to the file, every other line kept; an existing vigie table is replaced only
+ * with --force, and a file that declares it in another form is left to the user.
+ */
+function mcpToml(absolute: string, path: string, server: { command: string; args: string[] }, force: boolean): InitResult["files"][number] {
+  const table = `[mcp_servers.vigie]\ncommand = ${JSON.stringify(server.command)}\nargs = [${server.args.map((arg) => JSON.stringify(arg)).join(", ")}]\n`;
+  if (!existsSync(absolute)) {
+    mkdirSync(dirname(absolute), { recursive: true });
+    writeFileSync(absolute, table);
+    return { path, outcome: "created" };
+  }
+  const current = readFileSync(absolute, "utf8");
+  if (current.includes(table)) return { path, outcome: "unchanged" };
+  const lines = current.split("\n");
+  const header = lines.findIndex((line) => /^\s*\[\s*mcp_servers\s*\.\s*"?vigie"?\s*\]\s*(#.*)?$/.test(line));
+  if (header < 0) {
+    if (/^\s*mcp_servers\s*=|mcp_servers\s*\.\s*"?vigie"?\b/m.test(current))
+      return { path, outcome: "kept", note: "it declares mcp_servers in a form vigie does not edit: add the vigie server by hand" };
+    writeFileSync(absolute, `${current}${current && !current.endsWith("\n") ? "\n" : ""}${current ? "\n" : ""}${table}`);
+    return { path, outcome: "updated" };
+  }
+  if (!force)
+    return { path, outcome: "kept", note: "it already has a different vigie server: left as it is (--force replaces that table)" };
+  const end = lines.findIndex((line, index) => index > header && /^\s*\[/.test(line));
+  const after = end < 0 ? [] : lines.slice(end);
+  writeFileSync(
+    absolute,
+    [...lines.slice(0, header), ...table.split("\n").slice(0, -1), ...(after.length ? ["", ...after] : [""])].join("\n"),
+  );
+  return { path, outcome: "overwritten" };
+}
+
 const USAGE = `vigie init [--prefix NAME] [--mcp claude|cursor|gemini|codex] [--force] [--json] [--project DIR]
 
 Installs vigie into the Astro project: .opencode/tools/<prefix>_{dev,build,browser}.ts,
 .opencode/agents/<prefix>-validator.md, the Agent Skill "vigie" (.claude/skills/vigie/SKILL.md
 and .agents/skills/vigie/SKILL.md), vigie.config.json, .gitignore lines, and with --mcp
-the MCP server in Claude Code's .mcp.json, Cursor's .cursor/mcp.json or Gemini CLI's
-.gemini/settings.json (Codex: the one command that adds it).
+the MCP server in Claude Code's .mcp.json, Cursor's .cursor/mcp.json, Gemini CLI's
+.gemini/settings.json or Codex's .codex/config.toml.
 --prefix   the tools' names start with it (default blog: blog_dev_start...)
 --force    overwrite files changed since vigie wrote them
 `;

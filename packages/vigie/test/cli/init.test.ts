@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
+import { Ajv } from "ajv";
 import { doctor } from "../../src/cli/doctor.ts";
 import { init } from "../../src/cli/init.ts";
 import { projectAt } from "../../src/core/project.ts";
@@ -141,14 +142,76 @@ describe("vigie init", () => {
     assert.deepEqual(settings.mcpServers.vigie, { command: "npx", args: ["--no-install", "vigie", "mcp"] });
     assert.match(gemini.next.join("\n"), /trust the folder/);
     const codex = init(project, { mcp: "codex" });
-    assert.ok(!codex.files.some((file) => file.path.includes("codex")), "Codex gets a command, no file");
-    const command = codex.next.find((line) => line.startsWith("codex mcp add"));
-    assert.equal(command, `codex mcp add vigie -- ${join(root, "node_modules", ".bin", "vigie")} mcp --project ${root}`);
+    assert.equal(outcomes(codex)[join(".codex", "config.toml")], "created");
+    assert.equal(
+      readFileSync(join(root, ".codex", "config.toml"), "utf8"),
+      '[mcp_servers.vigie]\ncommand = "npx"\nargs = ["--no-install", "vigie", "mcp"]\n',
+    );
+    assert.match(codex.next.join("\n"), /trust the folder.*--trust/);
+    assert.ok(!codex.next.some((line) => line.includes("codex mcp add")), "no command to run besides codex itself");
     // No server command may fetch a package: npx always with --no-install, else an absolute bin.
     for (const path of [".mcp.json", join(".cursor", "mcp.json"), join(".gemini", "settings.json")]) {
       const { command: bin, args } = read(path).mcpServers.vigie ?? { command: "", args: [] };
       assert.ok(bin === "npx" ? args[0] === "--no-install" : bin.endsWith("/node_modules/.bin/vigie"), `${path}: ${bin} ${args.join(" ")}`);
     }
+  });
+
+  test("--mcp codex adds a [mcp_servers.vigie] table to the project's config.toml, keeping the rest; --force replaces a different one", () => {
+    const mine = 'model = "gpt-5"\n\n[mcp_servers.other]\ncommand = "other"\n';
+    const root = site({ ...BILINGUAL, ".codex/config.toml": mine });
+    const project = projectAt(root);
+    const path = join(".codex", "config.toml");
+    const read = () => readFileSync(join(root, path), "utf8");
+    const table = '[mcp_servers.vigie]\ncommand = "npx"\nargs = ["--no-install", "vigie", "mcp"]\n';
+    assert.equal(outcomes(init(project, { mcp: "codex" }))[path], "updated");
+    assert.equal(read(), `${mine}\n${table}`);
+    assert.equal(outcomes(init(project, { mcp: "codex" }))[path], "unchanged");
+    const different = `${mine}\n[mcp_servers.vigie]\ncommand = "vigie"\n\n[profiles.fast]\nmodel = "x"\n`;
+    writeFileSync(join(root, path), different);
+    assert.equal(outcomes(init(project, { mcp: "codex" }))[path], "kept");
+    assert.equal(read(), different);
+    assert.equal(outcomes(init(project, { mcp: "codex", force: true }))[path], "overwritten");
+    assert.equal(read(), `${mine}\n${table}\n[profiles.fast]\nmodel = "x"\n`);
+    writeFileSync(join(root, path), 'mcp_servers = { vigie = { command = "x" } }\n');
+    assert.equal(outcomes(init(project, { mcp: "codex" }))[path], "kept");
+  });
+
+  test("--mcp cursor writes .cursor/mcp.json as Cursor documents it (no Cursor binary to run here)", () => {
+    // Cursor's documented project file (cursor.com/docs/mcp): {"mcpServers": {NAME: server}}, a stdio
+    // server being {command, args?, env?, envFile?, type?: "stdio"}; Cursor fills in ${workspaceFolder},
+    // ${workspaceFolderBasename}, ${userHome} and ${env:NAME} in command, args and env.
+    const root = site(BILINGUAL);
+    init(projectAt(root), { mcp: "cursor" });
+    const file = JSON.parse(readFileSync(join(root, ".cursor", "mcp.json"), "utf8")) as unknown;
+    const stdio = {
+      type: "object",
+      required: ["command"],
+      additionalProperties: false,
+      properties: {
+        type: { const: "stdio" },
+        command: { type: "string", minLength: 1 },
+        args: { type: "array", items: { type: "string" } },
+        env: { type: "object", additionalProperties: { type: "string" } },
+        envFile: { type: "string" },
+      },
+    };
+    const schema = {
+      type: "object",
+      required: ["mcpServers"],
+      properties: { mcpServers: { type: "object", additionalProperties: stdio } },
+    };
+    const ajv = new Ajv({ strict: true, allErrors: true });
+    assert.ok(ajv.validate(schema, file), ajv.errorsText());
+    const { command, args } = (file as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers.vigie ?? {
+      command: "",
+      args: [],
+    };
+    const documented = /\$\{(workspaceFolder|workspaceFolderBasename|userHome|env:[A-Za-z_][A-Za-z0-9_]*)\}/g;
+    for (const text of [command, ...args])
+      assert.doesNotMatch(text.replaceAll(documented, ""), /\$\{/, `only variables Cursor fills in: ${text}`);
+    // Filled in as Cursor does, the command is the site's own bin and the project its folder, wherever Cursor starts it.
+    const filled = [command, ...args].map((text) => text.replaceAll("\u0024{workspaceFolder}", root));
+    assert.deepEqual(filled, [join(root, "node_modules", ".bin", "vigie"), "mcp", "--project", root]);
   });
 
   test("a prefix that is not a lower-case word is refused, naming what is accepted", () => {
