@@ -48,7 +48,7 @@ function actionsLine(outcome: ActionsOutcome | undefined): Answer {
             step: failed.step,
             action: failed.action,
             reason: failed.reason,
-            ...(failed.candidates ? { onThePage: failed.candidates } : {}),
+            ...(failed.candidates ? { onThePage: [...failed.candidates] } : {}),
           },
         }
       : {}),
@@ -148,6 +148,9 @@ export function findingsAnswer(findings: PageFindings, path: string): Answer {
 /** js_errors' answer: the compact findings; whatever list it cuts ("+N more (see report)"), the report written has whole. */
 export function jsErrorsAnswer(project: Project, findings: PageFindings, path: string): Answer {
   const answer = findingsAnswer(findings, path);
+  // The page's controls after a step that could not run: as many as the 1 KB budget leaves, three at least.
+  const near = (answer.stepFailed as { onThePage?: string[] } | undefined)?.onThePage;
+  while (near && near.length > 3 && Buffer.byteLength(JSON.stringify(answer)) > 1000) near.pop();
   const faults = pageFaults(findings);
   const count = (...kinds: PageFault["kind"][]) => faults.filter((fault) => kinds.includes(fault.kind)).length;
   const lists = [count("error"), count("request"), count("island", "hydration"), findings.mermaid.length, findings.warnings.length];
