@@ -79,13 +79,20 @@ export default async function (): Promise<string> {
       theirs.push({ name, bytes: Buffer.byteLength(text) });
       return text;
     };
-    const snapshot = await step("browser_navigate", { url });
+    let snapshot = await step("browser_navigate", { url });
+    // This version writes the page's snapshot to a file and links it: the agent reads that file (one more call).
+    const linked = snapshot.match(/\[Snapshot\]\(([^)]+)\)/)?.[1];
+    if (linked && !/\[ref=/.test(snapshot)) {
+      snapshot = readFileSync(join(scratch, linked), "utf8");
+      theirs.push({ name: "read of the snapshot file", bytes: Buffer.byteLength(snapshot) });
+    }
     const ref = snapshot.match(/tab "Verbose"[^\n]*\[ref=(\w+)\]/)?.[1];
     if (!ref) throw new Error(`no ref for the tab "Verbose" in Playwright MCP's snapshot: ${snapshot.slice(0, 500)}`);
     // Playwright MCP has no focus: clicking the tab focuses it (and selects it, already selected).
-    await step("browser_click", { element: 'tab "Verbose"', ref });
+    await step("browser_click", { element: 'tab "Verbose"', target: ref });
     await step("browser_press_key", { key: "ArrowRight" });
     const consoleText = await step("browser_console_messages", {});
+    const calls = theirs.map((one) => (one.name.startsWith("read") ? one.name : `\`${one.name}\``));
     const total = theirs.reduce((sum, one) => sum + one.bytes, 0);
     const named = (text: string) => /tab keyboard navigation broke/.test(text);
     const sourced = (text: string) => /Tabs\.astro/.test(text);
@@ -97,7 +104,7 @@ export default async function (): Promise<string> {
       "| server | calls | answer bytes | names the error | names its source |",
       "| --- | --- | --- | --- | --- |",
       `| vigie (\`blog_browser_js_errors\` with \`actions\`) | 1 | ${Buffer.byteLength(ours)} B | ${named(ours) ? "yes" : "no"} | ${sourced(ours) ? "yes, with the step (`afterStep`)" : "no"} |`,
-      `| Playwright MCP (${theirs.map((one) => `\`${one.name}\` ${one.bytes} B`).join(" + ")}) | ${theirs.length} | ${total} B | ${named(consoleText) ? "yes" : "no"} | ${sourced(consoleText) ? "yes" : "no (a built chunk's URL)"} |`,
+      `| Playwright MCP (${theirs.map((one, index) => `${calls[index]} ${one.bytes} B`).join(" + ")}) | ${theirs.length} | ${total} B | ${named(consoleText) ? "yes" : "no"} | ${sourced(consoleText) ? "yes" : "no (a built chunk's URL)"} |`,
       "",
       `vigie's answer: \`${ours.trim()}\``,
     ].join("\n");
