@@ -50,6 +50,8 @@ function flowFindings(ctx: ValidateContext, flow: Flow, findings: PageFindings):
   const tool = ctx.tool("browser_js_errors");
   return pageFaults(findings).map((fault): Finding => {
     const source = fault.located && "source" in fault.located ? fault.located.source : undefined;
+    // As the crawl says it: an island's fault whose file is not known names the candidates.
+    const unknownWhy = fault.located && "sourceUnknown" in fault.located ? fault.located.sourceUnknown : undefined;
     const step = fault.afterStep ? flow.steps[fault.afterStep - 1] : undefined;
     const after = step ? `after step ${fault.afterStep} (${stepLabel(step)}): ` : "";
     return {
@@ -58,7 +60,7 @@ function flowFindings(ctx: ValidateContext, flow: Flow, findings: PageFindings):
       rule: `flow:${flow.name}`,
       page: flow.page,
       ...(source ? { file: source } : {}),
-      message: `flow "${flow.name}": ${after}${faultText(fault, 400, false)}`,
+      message: `flow "${flow.name}": ${after}${faultText(fault, 400, false)}${unknownWhy && fault.island ? ` (source unknown: ${unknownWhy})` : ""}`,
       fix:
         fault.kind === "action"
           ? `Correct the step in vigie.config.json's flow "${flow.name}" (the page's controls are listed), or fix the page; then run ${reproduce(ctx, flow)}.`
