@@ -3,7 +3,7 @@
 // text or by CSS, each fault is given the step after which it came, a step whose target is
 // not there ends the run at once with the page's controls, and a saved login is used.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -16,6 +16,8 @@ import { saveState, withState } from "../../../src/core/browser/state.ts";
 import { checkPage } from "../../../src/core/browser/watch.ts";
 import { loadConfig } from "../../../src/core/config.ts";
 import { projectAt } from "../../../src/core/project.ts";
+import type { ValidateContext } from "../../../src/core/validate/context.ts";
+import { flowsStep } from "../../../src/core/validate/steps/flows.ts";
 import { html, type PageServer, startPageServer } from "../../support/pages.ts";
 
 describe("parseSteps", () => {
@@ -126,6 +128,30 @@ document.getElementById("q").addEventListener("keydown", (event) => {
 });`,
     });
     server.routes.set("/other/", { body: html("<p>Other</p>") });
+    // A stand-in for a built island: a hashed chunk whose click handler throws on the third click.
+    server.routes.set("/island/", {
+      body: html(`<script>
+customElements.define("astro-island", class extends HTMLElement {
+  async connectedCallback() {
+    const module = await import(this.getAttribute("component-url"));
+    module.default(this);
+    this.removeAttribute("ssr");
+  }
+});
+</script><astro-island uid="1" component-url="/_astro/ClickCounter.Ab12Cd34.js" component-export="default" renderer-url="/_astro/client.Xy98Zw76.js" props="{}" ssr client="load" opts='{"name":"ClickCounter","value":""}'><button>Clicks 0</button></astro-island>`),
+    });
+    server.routes.set("/_astro/ClickCounter.Ab12Cd34.js", {
+      type: "text/javascript",
+      body: `export default function (host) {
+  let count = 0;
+  const button = host.querySelector("button");
+  button.addEventListener("click", () => {
+    if (count + 1 === 3) throw new Error("counter failed on the third click");
+    count += 1;
+    button.textContent = "Clicks " + count;
+  });
+}`,
+    });
     server.routes.set("/login/", {
       body: html(`<button onclick="document.cookie='session=ok; path=/'; document.body.dataset.in = 'yes'">Log in</button>`),
     });
@@ -176,6 +202,32 @@ document.getElementById("q").addEventListener("keydown", (event) => {
     // The step's short wait, not a long timeout (a generous bound: the machine is shared).
     assert.ok(Date.now() - started < 20_000);
     assert.ok(pageFaults(findings).some((fault) => fault.kind === "action" && /step 2 click "button Next page"/.test(fault.message)));
+  });
+
+  test("validate's flows: a finding of its own, with the step and the island's candidate sources", async () => {
+    const root = join(dir, "site");
+    mkdirSync(join(root, "src", "components"), { recursive: true });
+    writeFileSync(join(root, "package.json"), "{}");
+    writeFileSync(join(root, "src", "components", "ClickCounter.tsx"), "export default function ClickCounter() {}\n");
+    const click = { verb: "click" as const, target: "button Clicks" };
+    const ctx = {
+      project: projectAt(root),
+      config: { flows: [{ name: "counter", page: "/island/", steps: [click, click, click] }] },
+      options: { session, baseUrl: server.url },
+      tool: (id: string) => `blog_${id}`,
+    } as unknown as ValidateContext;
+    assert.equal(flowsStep.skip(ctx), undefined);
+    const outcome = await flowsStep.run(ctx);
+    assert.equal(outcome.status, "fail");
+    assert.match(outcome.summary, /^counter \(\/island\/\): 3\/3 steps, 1 fault$/);
+    const [finding] = outcome.findings ?? [];
+    assert.equal(finding?.tool, "blog_browser_js_errors");
+    assert.equal(finding?.rule, "flow:counter");
+    assert.match(
+      finding?.message ?? "",
+      /^flow "counter": after step 3 \(click "button Clicks"\): island ClickCounter: Uncaught counter failed on the third click .*candidates: src\/components\/ClickCounter\.tsx/,
+    );
+    assert.match(finding?.fix ?? "", /blog_browser_js_errors with path "\/island\/" and actions \[\{"click":"button Clicks"\}/);
   });
 
   test("follow goes to the link's page; a saved login is written and used", async () => {
