@@ -28,6 +28,11 @@ export default async function (): Promise<string> {
          <div class="mermaid" data-mermaid-state="error"><p class="mermaid-error">Parse error on line 2: ...A --> ^ Expecting 'NODE_STRING', got 'EOF'</p></div>`,
     ),
   });
+  server.routes.set("/counter/", {
+    body: html(
+      `<button id="more">More</button><output>0</output><script>let n = 0; document.getElementById("more").onclick = () => { n += 1; document.querySelector("output").textContent = n; if (n === 3) throw new Error("the counter broke at 3"); };</script>`,
+    ),
+  });
   const size = async (name: string, args: object) => {
     const tool = findTool(name);
     if (!tool) throw new Error(`no tool ${name}`);
@@ -39,6 +44,15 @@ export default async function (): Promise<string> {
     rows.push([
       "js_errors, page with 6 faults (Mermaid included)",
       await size("blog_browser_js_errors", { path: "/broken/", port: server.port }),
+    ]);
+    const click = { click: "button More" };
+    rows.push([
+      "js_errors with actions (3 clicks), the error after step 3",
+      await size("blog_browser_js_errors", { path: "/counter/", port: server.port, actions: [click, click, click] }),
+    ]);
+    rows.push([
+      "js_errors with actions, a step whose target is not on the page",
+      await size("blog_browser_js_errors", { path: "/counter/", port: server.port, actions: [{ click: "button Next" }] }),
     ]);
     rows.push([
       "screenshot (a path and dimensions)",

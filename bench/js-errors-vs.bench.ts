@@ -25,7 +25,7 @@ const COLD_RUNS = Math.max(4, Math.round(RUNS * 0.6));
 /** The pause before a timed call: an agent's turn (reading the answer, deciding), in which no call runs. */
 const THINK_MS = 1000;
 
-interface Server {
+export interface Server {
   name: string;
   client: Client;
   transport: StdioClientTransport;
@@ -33,7 +33,7 @@ interface Server {
   calls: (url: string, path: string) => [string, Record<string, unknown>][];
 }
 
-async function connect(name: string, args: string[], cwd: string, calls: Server["calls"]): Promise<Server> {
+export async function connect(name: string, args: string[], cwd: string, calls: Server["calls"]): Promise<Server> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args,
@@ -47,7 +47,7 @@ async function connect(name: string, args: string[], cwd: string, calls: Server[
   return { name, client, transport, calls };
 }
 
-async function disconnect(server: Server): Promise<void> {
+export async function disconnect(server: Server): Promise<void> {
   const pid = server.transport.pid;
   await server.client.close().catch(() => undefined);
   if (pid) {

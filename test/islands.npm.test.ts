@@ -214,6 +214,27 @@ export default function Below() {
   },
 ];
 
+/** A counter island whose click handler throws on the third click: only a reader's actions find it. */
+const CLICK_THROWS: Record<string, string> = {
+  "src/components/ClickCounter.tsx": `import { useState } from "react";
+
+export default function ClickCounter() {
+  const [count, setCount] = useState(0);
+  const click = () => {
+    if (count + 1 === 3) throw new Error("counter failed on the third click");
+    setCount(count + 1);
+  };
+  return <button type="button" onClick={click}>Clicks {count}</button>;
+}
+`,
+  "src/pages/click-throws.astro": page(
+    "Click throws",
+    'import ClickCounter from "../components/ClickCounter.tsx";',
+    "<ClickCounter client:load />",
+  ),
+};
+const THREE_CLICKS = [{ click: "button Clicks" }, { click: "button Clicks" }, { click: "button Clicks" }];
+
 const SPEC: SiteSpec = {
   name: "islands",
   files: CLEAN,
@@ -297,6 +318,10 @@ describe("the vigie package on a site with React, Vue and Svelte islands and <Cl
   test("each fault on a page of its own: validate's production pass names the page and the source file", async () => {
     assert.ok(site);
     for (const fault of FAULTS) for (const [path, text] of Object.entries(fault.files)) site.write(path, text);
+    for (const [path, text] of Object.entries(CLICK_THROWS)) site.write(path, text);
+    const config = JSON.parse(site.read("vigie.config.json")) as Record<string, unknown>;
+    const flows = [{ name: "counter", page: "/click-throws/", steps: THREE_CLICKS }];
+    site.write("vigie.config.json", `${JSON.stringify({ ...config, flows }, null, 2)}\n`);
     const links = FAULTS.map((fault) => `<a href="${fault.page}">${fault.name}</a>`).join(" ");
     site.write("src/pages/about.astro", page("About", "", `<p>Back <a href="/">home</a>. ${links}</p>`));
     const { result, report } = await validateSite(site, "faults.json");
@@ -312,6 +337,13 @@ describe("the vigie package on a site with React, Vue and Svelte islands and <Cl
       else figure(`validate, ${fault.name}: ${finding.page}: ${finding.message}${finding.file ? ` [file ${finding.file}]` : ""}`);
     }
     assert.deepEqual(missed, [], shown);
+    // The flow: a finding of its own, naming the step after which the island threw and its file.
+    const flow = failing.find((one) => one.rule === "flow:counter");
+    assert.equal(flow?.tool, "blog_browser_js_errors", shown);
+    assert.match(flow?.message ?? "", /after step 3 \(click "button Clicks"\): .*counter failed on the third click/, shown);
+    assert.match(`${flow?.file ?? ""} ${flow?.message}`, /src\/components\/ClickCounter\.tsx/, shown);
+    figure(`validate, flow "counter": ${flow?.message} [file ${flow?.file}]`);
+    assert.ok(report.steps?.some((step) => step.name === "flows" && /counter .*3\/3 steps/.test(step.summary)));
   });
 
   test("each fault through js_errors on the dev server: the page's answer names the source file", async () => {
@@ -332,6 +364,33 @@ describe("the vigie package on a site with React, Vue and Svelte islands and <Cl
         else figure(`js_errors (dev), ${fault.name}: ${answer.replace(/\s+/g, " ").slice(0, 600)}`);
       }
       assert.deepEqual(missed, []);
+      // Actions through the CLI: the third click's error names step 3 and the component's file.
+      let clicked: Record<string, unknown> = {};
+      for (let attempt = 0; attempt < 3 && !JSON.stringify(clicked).includes("third click"); attempt += 1) {
+        const result = await site.vigie(
+          ["browser_js_errors", "--path", "/click-throws/", "--actions", JSON.stringify(THREE_CLICKS)],
+          120_000,
+        );
+        clicked = JSON.parse(result.stdout) as Record<string, unknown>;
+      }
+      const thrown = (clicked.errors as { message: string; afterStep?: number; source?: string }[]).find(
+        (error) => typeof error === "object" && error.message.includes("third click"),
+      );
+      assert.equal(thrown?.afterStep, 3, JSON.stringify(clicked));
+      assert.match(`${thrown?.source} ${thrown?.message}`, /src\/components\/ClickCounter\.tsx/, JSON.stringify(clicked));
+      figure(`js_errors (dev) with 3 clicks, ${Buffer.byteLength(JSON.stringify(clicked))} B: ${JSON.stringify(clicked)}`);
+      // A target that is not there: the page's buttons, at once.
+      const missing = await site.vigie(
+        ["browser_js_errors", "--path", "/click-throws/", "--actions", '[{"click":"button Increment"}]'],
+        120_000,
+      );
+      const answer = JSON.parse(missing.stdout) as { stepFailed?: { step: number; onThePage?: string[] } };
+      assert.equal(answer.stepFailed?.step, 1, missing.stdout);
+      assert.ok(
+        answer.stepFailed?.onThePage?.some((name) => /^button Clicks/.test(name)),
+        missing.stdout,
+      );
+      figure(`js_errors (dev), a missing target, ${Buffer.byteLength(missing.stdout.trim())} B: ${missing.stdout.trim()}`);
       await measureReader(`http://127.0.0.1:${site.read(".opencode/dev-server.port").trim()}`);
     } finally {
       await site.vigie(["dev_stop"], 60_000);

@@ -54,7 +54,14 @@ interface Accept {
 /** What else the clean run's report must show for this site. */
 type CleanCheck = (report: ValidationReport) => void;
 
-function describeSite(label: string, spec: () => SiteSpec, fault: Fault, accept: Accept[] = [], clean?: CleanCheck): void {
+function describeSite(
+  label: string,
+  spec: () => SiteSpec,
+  fault: Fault,
+  accept: Accept[] = [],
+  clean?: CleanCheck,
+  flows: object[] = [],
+): void {
   describe(`the vigie package on ${label}`, { timeout: 1_500_000 }, () => {
     let site: InstalledSite | undefined;
     let initMs = 0;
@@ -80,7 +87,7 @@ function describeSite(label: string, spec: () => SiteSpec, fault: Fault, accept:
       // The page-load budget of a quiet machine (200 ms) is not what two busy cores give: the
       // user's own budget, as a user on a slow machine would set it; and what the user accepts.
       const config = JSON.parse(site.read("vigie.config.json")) as Record<string, unknown>;
-      const edited = { ...config, budgets: { loadMs: 5000 }, ...(accept.length ? { accept } : {}) };
+      const edited = { ...config, budgets: { loadMs: 5000 }, ...(accept.length ? { accept } : {}), ...(flows.length ? { flows } : {}) };
       site.write("vigie.config.json", `${JSON.stringify(edited, null, 2)}\n`);
     });
 
@@ -148,7 +155,17 @@ describeSite(
     assert.ok(search, `nothing accepted for the search button: ${JSON.stringify(report.accepted)}`);
     assert.equal(search.origin, STARLIGHT_MARKUP);
     assert.ok(report.pages.some((page) => page.path === "/guides/architecture/" && page.ok));
+    // The flow ran on the build, clean: Pagefind's search opened, typed in, Enter pressed.
+    const flows = report.steps.find((step) => step.name === "flows");
+    assert.match(flows?.summary ?? "", /^search \(\/\): 3\/3 steps, clean$/, JSON.stringify(flows));
   },
+  [
+    {
+      name: "search",
+      page: "/",
+      steps: [{ click: "button Search" }, { fill: "textbox Search", value: "deploy" }, { press: "Enter" }],
+    },
+  ],
 );
 
 describeSite("a copy of this blog", blogCopySpec, {

@@ -3,6 +3,7 @@
 // and an endpoint the home fetches. `npx vigie validate` reads how it renders from Astro,
 // crawls the build through the adapter's own server (astro preview) and gives no FAIL; then
 // each fault alone, made on the same copy and undone, is a FAIL naming the page and its source.
+// A page behind a login: a flow logs in and saves the state, which the other checks then use.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
@@ -14,6 +15,38 @@ before(async () => {
   const { tarball } = await packedVigie();
   site = await installSite(SSR_NODE_SITE, tarball);
   console.log(`# npm install (ssr-node): ${site.installMs} ms`);
+  // A page for logged-in readers only (others are sent to /login/), and the login page.
+  site.write(
+    "src/pages/account.astro",
+    `---
+import Base from "../layouts/Base.astro";
+if (Astro.cookies.get("session")?.value !== "ok") return Astro.redirect("/login/");
+---
+<Base title="Account"><h1>Welcome back</h1></Base>
+`,
+  );
+  site.write(
+    "src/pages/login.astro",
+    `---
+import Base from "../layouts/Base.astro";
+---
+<Base title="Log in">
+  <h1>Log in</h1>
+  <button type="button" id="login">Log in</button>
+  <script>
+    document.getElementById("login")?.addEventListener("click", () => {
+      document.cookie = "session=ok; path=/";
+    });
+  </script>
+</Base>
+`,
+  );
+  const config = JSON.parse(site.read("vigie.config.json")) as Record<string, unknown>;
+  const flows = [
+    { name: "login", page: "/login/", steps: [{ click: "button Log in" }], saveState: ".opencode/state.json" },
+    { name: "account", page: "/account/", steps: [{ waitFor: "heading Welcome back" }] },
+  ];
+  site.write("vigie.config.json", JSON.stringify({ ...config, flows, storageState: ".opencode/state.json" }));
 });
 after(() => site?.remove());
 
@@ -86,6 +119,40 @@ describe("an SSR site on @astrojs/node", { timeout: 1_800_000 }, () => {
       JSON.stringify(run.report.pages),
     );
     assert.ok(!run.report.findings.some((f) => /^\/(client|server)\//.test(f.page ?? "")), list(run.report.findings));
+    // The login flow saved the state; the account flow, opened with it, found the page of a logged-in reader.
+    const flows = run.report.steps.find((step) => step.name === "flows");
+    assert.match(
+      flows?.summary ?? "",
+      /login \(\/login\/\): 1\/1 steps, clean; account \(\/account\/\): 1\/1 steps, clean/,
+      `${flows?.summary}`,
+    );
+  });
+
+  test("a page behind a login: 200 with the saved state, sent to the login page without it (js_errors on the build)", async () => {
+    const started = await site.vigie(["dev_start", "--mode", "preview"], 180_000);
+    assert.equal(started.code, 0, started.stdout + started.stderr);
+    try {
+      const withState = JSON.parse((await site.vigie(["browser_js_errors", "--path", "/account/"], 120_000)).stdout) as Record<
+        string,
+        unknown
+      >;
+      assert.equal(withState.status, 200, JSON.stringify(withState));
+      assert.equal(withState.redirectedTo, undefined, JSON.stringify(withState));
+      assert.doesNotMatch(JSON.stringify(withState), /session=|"ok"/, "the state's content is never printed");
+      const config = JSON.parse(site.read("vigie.config.json")) as Record<string, unknown>;
+      site.write("vigie.config.json", JSON.stringify({ ...config, storageState: undefined }));
+      try {
+        const without = JSON.parse((await site.vigie(["browser_js_errors", "--path", "/account/"], 120_000)).stdout) as Record<
+          string,
+          unknown
+        >;
+        assert.equal(without.redirectedTo, "/login/", JSON.stringify(without));
+      } finally {
+        site.write("vigie.config.json", JSON.stringify(config));
+      }
+    } finally {
+      await site.vigie(["dev_stop"], 60_000);
+    }
   });
 
   test("an on-demand page that throws for one parameter: FAIL naming the page, the error and its source line", async () => {

@@ -51,6 +51,7 @@ export interface Finding {
 export interface Report {
   verdict: string;
   findings: Finding[];
+  steps?: { name: string; status: string; summary: string }[];
 }
 
 /** `npx vigie init` in the site: exit 0 and every file of INIT_FILES created (a .gitignore of the site's own updated). */

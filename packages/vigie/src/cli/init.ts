@@ -88,6 +88,7 @@ const GITIGNORE_LINES = [
   ".opencode/reports/",
   ".opencode/screenshots/",
   ".opencode/vigie-init.json",
+  ".opencode/state*.json",
 ];
 
 const GROUP_TITLES: Record<ToolGroup, string> = {

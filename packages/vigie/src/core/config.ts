@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { VigieError } from "./answer.ts";
+import { parseSteps, STEPS_ACCEPTED, type Step } from "./browser/actions.ts";
 import type { Project } from "./project.ts";
 
 const command = z.array(z.string().min(1)).min(1);
@@ -36,6 +37,34 @@ export const acceptSchema = z.strictObject({
 export type AcceptRule = z.infer<typeof acceptSchema>;
 
 export const DEFAULT_BUDGETS: Budgets = { loadMs: 200 };
+
+/** A saved login's file: under .opencode/, named state*.json, which `vigie init` git-ignores. */
+const stateFile = z
+  .string()
+  .regex(/^\.opencode\/state[\w.-]*\.json$/, "a file .opencode/state*.json (git-ignored), e.g. .opencode/state.json");
+
+/** Steps checked as the tools check their `actions`: the first bad one named, with what is accepted. */
+const steps = z
+  .array(z.unknown())
+  .min(1, "a flow has at least one step")
+  .transform((raw, ctx): Step[] => {
+    try {
+      return parseSteps(raw);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: (error as Error).message.replace(/^actions/, "steps") });
+      return z.NEVER;
+    }
+  });
+
+/** A named list of a reader's actions on one page, run by `vigie validate` after the crawl. */
+export const flowSchema = z.strictObject({
+  name: z.string().regex(/^[\w-]{1,40}$/, "name is a word of letters, digits, - or _, e.g. search"),
+  page: z.string().startsWith("/", "page is a site path starting with /"),
+  steps,
+  /** Save the context's cookies and storage once the steps ran (a login flow). */
+  saveState: stateFile.optional(),
+});
+export type Flow = z.infer<typeof flowSchema>;
 
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -80,6 +109,13 @@ export const configSchema = z.strictObject({
     .optional(),
   /** Findings that do not count in the verdict, e.g. a theme's own markup: listed apart with their reason. */
   accept: z.array(acceptSchema).optional(),
+  /** Reader's actions on pages, each run by validate after the crawl and reported on its own. */
+  flows: z
+    .array(flowSchema)
+    .optional()
+    .refine((flows) => new Set(flows?.map((flow) => flow.name)).size === (flows?.length ?? 0), "two flows have the same name"),
+  /** A saved login (Playwright's storage-state file) every page check and the crawl open their pages with. */
+  storageState: stateFile.optional(),
 });
 export type VigieConfig = z.infer<typeof configSchema>;
 
@@ -105,11 +141,18 @@ export function loadConfig(project: Project): VigieConfig {
     const detail = issue?.code === "unrecognized_keys" ? `unknown field ${issue.keys.join(", ")}` : (issue?.message ?? "invalid");
     throw new VigieError(
       `${CONFIG_FILE}: ${where}: ${detail}`,
-      `Fix ${where} in ${CONFIG_FILE}. Accepted top-level fields: ${Object.keys(configSchema.shape).join(", ")}.`,
+      where.startsWith("flows")
+        ? `Fix ${where} in ${CONFIG_FILE}. A flow is {"name", "page", "steps": [...], "saveState"?}. ${STEPS_ACCEPTED}`
+        : `Fix ${where} in ${CONFIG_FILE}. Accepted top-level fields: ${Object.keys(configSchema.shape).join(", ")}.`,
       { field: where },
     );
   }
   return result.data;
+}
+
+/** The saved login's absolute path when the config names one. */
+export function storageStateOf(project: Project, config: VigieConfig): string | undefined {
+  return config.storageState ? join(project.root, config.storageState) : undefined;
 }
 
 export function budgetsOf(config: VigieConfig): Budgets {

@@ -2,6 +2,7 @@ import { type Answer, clip, VigieError, writeReport } from "../core/answer.ts";
 import { type AstroSettings, readAstroSettings } from "../core/astro/astroConfig.ts";
 import { readRendering } from "../core/astro/rendering.ts";
 import { auditA11y } from "../core/browser/a11y.ts";
+import { type ActionsOutcome, parseSteps } from "../core/browser/actions.ts";
 import { crawlSite, failingPages } from "../core/browser/crawl.ts";
 import { faultSummary, faultText, type PageFault, pageFaults, whereOf } from "../core/browser/faults.ts";
 import { checkJsErrors, summarize } from "../core/browser/jsErrors.ts";
@@ -12,7 +13,7 @@ import { visualDiff } from "../core/browser/visualDiff.ts";
 import type { PageFindings } from "../core/browser/watch.ts";
 import { runBuild } from "../core/build/build.ts";
 import { builtPagePaths, choosePages, type PageSelection, recordPages } from "../core/changes/index.ts";
-import { budgetsOf, loadConfig } from "../core/config.ts";
+import { budgetsOf, loadConfig, storageStateOf } from "../core/config.ts";
 import { pageServerErrors } from "../core/production/serverErrors.ts";
 import { type Project, relativePath } from "../core/project.ts";
 import type { Located } from "../core/source/located.ts";
@@ -23,6 +24,37 @@ const target = (z: Zod) => ({
   path: z.string().describe('Site path, default "/"').optional(),
   port: z.number().int().min(1).max(65535).describe("Port on 127.0.0.1, default: the dev server's").optional(),
 });
+/** The steps a page check runs after the load; said once in full (js_errors), the other tools point at it. */
+const actions = (z: Zod, description: string) => z.array(z.any()).describe(description).optional();
+const ACTIONS =
+  'steps after load, in order, one verb each: {click|hover|focus|scrollTo|waitFor|follow: T}, {fill|select: T, value}, {press: key, on?: T}; T: role and name ("button Next"), text=... or CSS';
+
+/** The parsed steps and the saved login a page check opens with. */
+function pageCheckOptions(project: Project, raw: unknown[] | undefined) {
+  const steps = raw?.length ? parseSteps(raw) : undefined;
+  const storageState = storageStateOf(project, loadConfig(project));
+  return { ...(steps ? { actions: steps } : {}), ...(storageState ? { storageState } : {}) };
+}
+
+/** How the actions went, for an answer: nothing when none were asked. */
+function actionsLine(outcome: ActionsOutcome | undefined): Answer {
+  if (!outcome) return {};
+  const { failed } = outcome;
+  return {
+    actions: { ran: outcome.ran, of: outcome.of },
+    ...(failed
+      ? {
+          stepFailed: {
+            step: failed.step,
+            action: failed.action,
+            reason: failed.reason,
+            ...(failed.candidates ? { onThePage: [...failed.candidates] } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
 const viewport = (z: Zod) => z.enum(["desktop", "mobile"]).describe("default desktop").optional();
 
 const MAX_LISTED = 5;
@@ -56,11 +88,12 @@ function listedFindings(items: (string | Answer)[]): (string | Answer)[] {
 const A11Y_SOURCE_UNKNOWN =
   "this page does not mark its elements with their component: Astro does on its dev server with the dev toolbar on (devToolbar.enabled)";
 
-/** A fault as a plain string when nothing was located, else an object with its source. */
+/** A fault as a plain string when nothing was located and no action came before it, else an object with its source and step. */
 function faultItem(key: string, fault: PageFault, located: Located | undefined): string | Answer {
-  const text = faultText(fault);
+  const text = faultText(fault, 200, false);
   const where = whereOf(located);
-  return where ? { [key]: text, ...where } : text;
+  const step = fault.afterStep ? { afterStep: fault.afterStep } : {};
+  return where || fault.afterStep ? { [key]: text, ...step, ...where } : text;
 }
 
 /** The islands line of an answer: how many, how many hydrated, and those not checked (a media query). */
@@ -105,6 +138,8 @@ export function findingsAnswer(findings: PageFindings, path: string): Answer {
     ...(islands ? { islands } : {}),
     ...(shared ? { sourceUnknown: clip(shared, 100) } : {}),
     ...(findings.devError ? { devError: findings.devError } : {}),
+    ...(findings.redirectedTo ? { redirectedTo: findings.redirectedTo } : {}),
+    ...actionsLine(findings.actions),
     ...(findings.warnings.length ? { warnings: listed(findings.warnings, 150) } : {}),
     ...(findings.incomplete ? { incomplete: findings.incomplete } : {}),
   };
@@ -113,6 +148,9 @@ export function findingsAnswer(findings: PageFindings, path: string): Answer {
 /** js_errors' answer: the compact findings; whatever list it cuts ("+N more (see report)"), the report written has whole. */
 export function jsErrorsAnswer(project: Project, findings: PageFindings, path: string): Answer {
   const answer = findingsAnswer(findings, path);
+  // The page's controls after a step that could not run: as many as the 1 KB budget leaves, three at least.
+  const near = (answer.stepFailed as { onThePage?: string[] } | undefined)?.onThePage;
+  while (near && near.length > 3 && Buffer.byteLength(JSON.stringify(answer)) > 1000) near.pop();
   const faults = pageFaults(findings);
   const count = (...kinds: PageFault["kind"][]) => faults.filter((fault) => kinds.includes(fault.kind)).length;
   const lists = [count("error"), count("request"), count("island", "hydration"), findings.mermaid.length, findings.warnings.length];
@@ -143,6 +181,7 @@ export const browserTools: ToolDefinition[] = [
         .max(5)
         .describe('in-site paths to go to after the load by clicking links, as a reader does (errors after it say "after /a/ → /b/")')
         .optional(),
+      actions: actions(z, ACTIONS),
     }),
     run: async (args, { project }) => {
       const path = args.path ?? "/";
@@ -150,6 +189,7 @@ export const browserTools: ToolDefinition[] = [
         warnings: args.warnings ?? false,
         sourceRoot: project.root,
         ...(args.follow?.length ? { follow: args.follow } : {}),
+        ...pageCheckOptions(project, args.actions),
       });
       // A 5xx (the page, or a request it made): the error the server logged and its source.
       const serverErrors = await pageServerErrors(project, findings, {
@@ -173,6 +213,7 @@ export const browserTools: ToolDefinition[] = [
       const result = await measurePerf(sharedSession(), resolvePageUrl(project, args), {
         runs: args.runs ?? 3,
         budgets: budgetsOf(loadConfig(project)),
+        storageState: storageStateOf(project, loadConfig(project)),
       });
       return {
         path: args.path ?? "/",
@@ -197,9 +238,13 @@ export const browserTools: ToolDefinition[] = [
       viewport: viewport(z),
       fullPage: z.boolean().describe("whole page, not the viewport").optional(),
       selector: z.string().min(1).max(300).describe("CSS selector of one element").optional(),
+      actions: actions(z, "as js_errors' actions"),
     }),
     run: async (args, { project }) => {
-      const shot = await takeScreenshot(project, sharedSession(), resolvePageUrl(project, args), args.path ?? "/", args);
+      const shot = await takeScreenshot(project, sharedSession(), resolvePageUrl(project, args), args.path ?? "/", {
+        ...args,
+        ...pageCheckOptions(project, args.actions),
+      });
       const faults = summarize(shot.findings);
       return {
         file: shot.file,
@@ -207,6 +252,7 @@ export const browserTools: ToolDefinition[] = [
         height: shot.height,
         bytes: shot.bytes,
         ...(faults.startsWith("clean") ? {} : { pageFaults: faults }),
+        ...actionsLine(shot.findings.actions),
       };
     },
   }),
@@ -223,9 +269,13 @@ export const browserTools: ToolDefinition[] = [
         .array(z.string().regex(/^[a-z0-9.-]+$/))
         .describe('only these axe tags, e.g. ["wcag2aa"]')
         .optional(),
+      actions: actions(z, "as js_errors' actions"),
     }),
     run: async (args, { project }) => {
-      const result = await auditA11y(sharedSession(), resolvePageUrl(project, args), { tags: args.tags });
+      const result = await auditA11y(sharedSession(), resolvePageUrl(project, args), {
+        tags: args.tags,
+        ...pageCheckOptions(project, args.actions),
+      });
       const counts: Record<string, number> = {};
       for (const v of result.violations) counts[v.impact] = (counts[v.impact] ?? 0) + 1;
       const report = result.violations.length
@@ -245,6 +295,7 @@ export const browserTools: ToolDefinition[] = [
         passes: result.passes,
         ...(result.violations.length && !result.annotated ? { sourceUnknown: A11Y_SOURCE_UNKNOWN } : {}),
         ...(report ? { report } : {}),
+        ...actionsLine(result.actions),
       };
     },
   }),
@@ -279,6 +330,7 @@ export const browserTools: ToolDefinition[] = [
         concurrency: args.concurrency,
         signal,
         sourceRoot: project.root,
+        storageState: storageStateOf(project, loadConfig(project)),
         onProgress: (done, total, path) => progress?.(`crawl ${done}/${total} ${path}`, { done, total }),
       });
       const failing = failingPages(result);
@@ -335,7 +387,10 @@ export const browserTools: ToolDefinition[] = [
     }),
     run: async (args, { project }) => ({
       path: args.path ?? "/",
-      ...(await visualDiff(project, sharedSession(), resolvePageUrl(project, args), args.path ?? "/", args)),
+      ...(await visualDiff(project, sharedSession(), resolvePageUrl(project, args), args.path ?? "/", {
+        ...args,
+        storageState: storageStateOf(project, loadConfig(project)),
+      })),
     }),
   }),
 ];

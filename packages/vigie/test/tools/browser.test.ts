@@ -70,6 +70,8 @@ describe("js_errors", () => {
       [{ path: "/\r\nHost: evil", port: server.port }, /control/],
       [{ path: "/", port: 70000, nope: true }, /port/],
       ["just a string", /object/],
+      [{ path: "/", port: server.port, actions: [{ tap: "button A" }] }, /actions\[0\]: no verb \(unknown: tap\)/],
+      [{ path: "/", port: server.port, actions: "click" }, /actions/],
     ];
     for (const [args, pattern] of cases) {
       const answer = await call("js_errors", args);

@@ -19,6 +19,7 @@ import { addFaultPages, appendToArticle, INVALID_FLOWCHART } from "../support/fa
 const DIAGRAM_ARTICLE = "src/content/articles/en/mermaid-in-the-browser.mdx";
 const BROKEN_ARTICLE = "src/content/articles/en/orphan-dev-servers.mdx";
 const COMPONENT = "src/components/ThrowsOnLoad.astro";
+const TABS = "src/components/Tabs.astro";
 
 /** The 1-based line of the last line of `file` that contains `text`. */
 function lineOf(root: string, file: string, text: string): number {
@@ -58,6 +59,15 @@ describe("js_errors findings point at their source (dev server of a blog copy)",
     );
     writeFileSync(article, `${text}\n\n<ThrowsOnLoad />\n\n![A picture that is not there](/images/not-there.png)\n`);
     appendToArticle(copy.root, "en", "mermaid-in-the-browser", INVALID_FLOWCHART);
+    // The Tabs' keyboard navigation broken: an arrow key throws.
+    const tabs = join(copy.root, TABS);
+    writeFileSync(
+      tabs,
+      readFileSync(tabs, "utf8").replace(
+        "const target = moves[event.key];",
+        'if (event.key.startsWith("Arrow")) throw new Error("tab keyboard navigation broke on purpose");\n      const target = moves[event.key];',
+      ),
+    );
     addFaultPages(copy.root);
     const started = await call(copy, "start", { port: await freePort() });
     assert.equal(started.status, "started", JSON.stringify(started));
@@ -74,10 +84,10 @@ describe("js_errors findings point at their source (dev server of a blog copy)",
     }
   });
 
-  const jsErrors = (path: string) => {
+  const jsErrors = (path: string, more: object = {}) => {
     const tool = findTool("blog_browser_js_errors");
     assert.ok(tool);
-    return runTool(tool, { path }, { project: copy });
+    return runTool(tool, { path, ...more }, { project: copy });
   };
 
   /** js_errors until `done` holds (Vite optimises dependencies and reloads on a first visit). */
@@ -146,6 +156,28 @@ describe("js_errors findings point at their source (dev server of a blog copy)",
       `locating ${findings.errors.length} errors and ${findings.failedRequests.length} failed requests took ${Math.round(performance.now() - started)} ms`,
     );
     assert.ok(located.errors.every((error) => error.located !== undefined));
+  });
+
+  test("actions: focus the tab list, press ArrowRight → the error after step 2, at the line of Tabs.astro", async (t) => {
+    const actions = [{ focus: "tab Verbose" }, { press: "ArrowRight" }];
+    const path = "/en/articles/small-tool-answers/";
+    let answer: Answer = {};
+    for (let attempt = 0; attempt < 4 && !JSON.stringify(answer.errors ?? []).includes("on purpose"); attempt += 1)
+      answer = await jsErrors(path, { actions });
+    assert.deepEqual(answer.actions, { ran: 2, of: 2 }, JSON.stringify(answer));
+    const errors = answer.errors as { message: string; afterStep?: number; source?: string }[];
+    const thrown = errors.find((item) => typeof item === "object" && item.message.includes("tab keyboard navigation broke on purpose"));
+    assert.equal(thrown?.afterStep, 2, JSON.stringify(answer));
+    assert.equal(thrown?.source, `${TABS}:${lineOf(copy.root, TABS, "broke on purpose")}`, JSON.stringify(answer));
+    t.diagnostic(`${bytes(answer)} bytes: ${JSON.stringify(answer)}`);
+    assert.ok(bytes(answer) <= 1024, `${bytes(answer)} bytes`);
+    // A wrong target: a short answer with the page's tabs, not a timeout.
+    const wrong = await jsErrors(path, { actions: [{ focus: "tab Concise" }] });
+    const failed = wrong.stepFailed as { step: number; onThePage?: string[] };
+    assert.equal(failed?.step, 1, JSON.stringify(wrong));
+    assert.ok(failed.onThePage?.includes("tab Compact"), JSON.stringify(wrong));
+    t.diagnostic(`${bytes(wrong)} bytes: ${JSON.stringify(wrong)}`);
+    assert.ok(bytes(wrong) <= 1024, `${bytes(wrong)} bytes`);
   });
 
   test("a page without faults stays as small as before: nothing to locate, nothing read", async (t) => {

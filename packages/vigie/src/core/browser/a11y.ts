@@ -3,7 +3,9 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Page } from "playwright-core";
 import type { Located } from "../source/located.ts";
+import type { ActionsOutcome, Step } from "./actions.ts";
 import type { BrowserSession } from "./session.ts";
+import { withState } from "./state.ts";
 import { checkPage } from "./watch.ts";
 
 let axeSource: string | undefined;
@@ -48,6 +50,8 @@ export interface A11yResult {
   incomplete: number;
   /** Whether the page marks its elements with their component (Astro's dev server, dev toolbar on). */
   annotated: boolean;
+  /** The actions run before the audit, when asked. */
+  actions?: ActionsOutcome;
 }
 
 const AXE_DOCS = "https://dequeuniversity.com/rules/axe/4.11";
@@ -228,10 +232,15 @@ const KEEP_SOURCE_MARKS = `new MutationObserver((records) => {
   }
 }).observe(document, { subtree: true, attributes: true, attributeOldValue: true, attributeFilter: ["data-astro-source-file", "data-astro-source-loc"] });`;
 
-export async function auditA11y(session: BrowserSession, url: string, options: { tags?: string[] } = {}): Promise<A11yResult> {
+export async function auditA11y(
+  session: BrowserSession,
+  url: string,
+  options: { tags?: string[]; actions?: Step[]; storageState?: string } = {},
+): Promise<A11yResult> {
   return session.withPage(async (page) => {
     await page.addInitScript(KEEP_SOURCE_MARKS);
-    await checkPage(page, url);
-    return { url, ...(await runAxe(page, options.tags)) };
-  });
+    // After actions, the audit sees the page as they left it (a menu opened, a dialog shown).
+    const findings = await checkPage(page, url, options.actions?.length ? { actions: options.actions } : {});
+    return { url, ...(await runAxe(page, options.tags)), ...(findings.actions ? { actions: findings.actions } : {}) };
+  }, withState(options.storageState));
 }

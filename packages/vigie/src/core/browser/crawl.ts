@@ -11,6 +11,7 @@ import { sleep, withTimeout } from "../wait.ts";
 import { quickContentAudit, runAxe, type Violation } from "./a11y.ts";
 import { locateFindings } from "./locate.ts";
 import type { BrowserSession } from "./session.ts";
+import { withState } from "./state.ts";
 import { type CheckOptions, checkPage, hasFaults, type PageFindings } from "./watch.ts";
 
 export interface CrawlOptions extends CheckOptions {
@@ -321,7 +322,7 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
-  });
+  }, withState(options.storageState));
   const pages = frontier.pages.sort((a, b) => a.path.localeCompare(b.path));
   return { source, discovered: frontier.discovered, pages, skipped: frontier.skipped, ms: Date.now() - started };
 }

@@ -6,7 +6,7 @@ import { clip } from "../answer.ts";
 import type { Located } from "../source/located.ts";
 import type { PageError, PageFindings } from "./watch.ts";
 
-export type FaultKind = "status" | "dev-error" | "diagram" | "island" | "hydration" | "error" | "navigation" | "request";
+export type FaultKind = "status" | "dev-error" | "diagram" | "island" | "hydration" | "error" | "navigation" | "action" | "request";
 
 export interface PageFault {
   kind: FaultKind;
@@ -23,6 +23,8 @@ export interface PageFault {
   url?: string;
   /** Raised after an in-site navigation the check made: "/from/ → /to/". */
   after?: string;
+  /** Raised (first) after this step of the check's actions (1-based). */
+  afterStep?: number;
 }
 
 /** React's production error codes a page check meets, with React's own words (react.dev/errors). */
@@ -66,6 +68,7 @@ function errorFault(error: PageError): PageFault {
     ...(error.located ? { located: error.located } : {}),
     ...(error.island ? { island: error.island } : {}),
     ...(error.after ? { after: error.after } : {}),
+    ...(error.afterStep ? { afterStep: error.afterStep } : {}),
   };
 }
 
@@ -96,12 +99,23 @@ export function pageFaults(findings: PageFindings): PageFault[] {
       count: 1,
       island: island.component,
       ...(island.located ? { located: island.located } : {}),
+      // An island that failed on a step (its error raised after it) is that step's.
+      ...stepOfIsland(findings, island.component),
     });
   }
   for (const error of findings.errors) faults.push(errorFault(error));
   for (const navigation of findings.navigations ?? []) {
     if (navigation.failed)
       faults.push({ kind: "navigation", message: `${navigation.from} → ${navigation.to}: ${navigation.failed}`, count: 1 });
+  }
+  const failedStep = findings.actions?.failed;
+  if (failedStep) {
+    const near = failedStep.candidates?.length ? `; on the page: ${failedStep.candidates.join(", ")}` : "";
+    faults.push({
+      kind: "action",
+      message: `step ${failedStep.step} ${failedStep.action} could not run: ${failedStep.reason}${near}`,
+      count: 1,
+    });
   }
   for (const failed of findings.failedRequests) {
     const where = origin && failed.url.startsWith(origin) ? failed.url.slice(origin.length) : failed.url;
@@ -111,9 +125,15 @@ export function pageFaults(findings: PageFindings): PageFault[] {
       count: 1,
       url: failed.url,
       ...(failed.located ? { located: failed.located } : {}),
+      ...(failed.afterStep ? { afterStep: failed.afterStep } : {}),
     });
   }
   return faults;
+}
+
+function stepOfIsland(findings: PageFindings, component: string): { afterStep?: number } {
+  const step = findings.errors.find((error) => error.island === component && error.afterStep)?.afterStep;
+  return step ? { afterStep: step } : {};
 }
 
 function originOf(url: string): string | undefined {
@@ -128,8 +148,8 @@ function originOf(url: string): string | undefined {
  * A fault in one line: its message, the island it comes from, where the browser places it
  * when its source is not known, and its count.
  */
-export function faultText(fault: PageFault, max = 200): string {
-  const after = fault.after ? `after ${fault.after}: ` : "";
+export function faultText(fault: PageFault, max = 200, withStep = true): string {
+  const after = `${withStep && fault.afterStep ? `after step ${fault.afterStep}: ` : ""}${fault.after ? `after ${fault.after}: ` : ""}`;
   const island = fault.island && fault.kind !== "island" ? `island ${fault.island}: ` : "";
   const where = fault.at && !(fault.located && "source" in fault.located) ? ` (${fault.at})` : "";
   const count = fault.count > 1 ? ` (×${fault.count})` : "";
@@ -142,6 +162,7 @@ const NOUNS: Record<Exclude<FaultKind, "status" | "dev-error">, [string, string]
   hydration: ["hydration mismatch", "hydration mismatches"],
   error: ["error", "errors"],
   navigation: ["failed navigation", "failed navigations"],
+  action: ["step that could not run", "steps that could not run"],
   request: ["failed request", "failed requests"],
 };
 

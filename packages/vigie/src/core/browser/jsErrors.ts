@@ -2,6 +2,7 @@ import { withTimeout } from "../wait.ts";
 import { faultSummary, pageFaults } from "./faults.ts";
 import { locateFindings } from "./locate.ts";
 import type { BrowserSession } from "./session.ts";
+import { withState } from "./state.ts";
 import { type CheckOptions, checkPage, type PageFindings } from "./watch.ts";
 
 export interface JsErrorsOptions extends CheckOptions {
@@ -19,7 +20,7 @@ export async function checkJsErrors(session: BrowserSession, url: string, option
     return withTimeout(checkPage(page, url, { read: true, ...options }), options.timeoutMs ?? 45_000, async () => {
       await page.close().catch(() => undefined);
     });
-  });
+  }, withState(options.storageState));
   if (!options.sourceRoot) return findings;
   // Locating needs no page (sources, and the scripts' maps fetched again); it gives up
   // rather than delay the answer.

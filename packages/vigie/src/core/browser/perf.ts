@@ -5,6 +5,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import type { Budgets } from "../config.ts";
 import { withTimeout } from "../wait.ts";
 import type { BrowserSession } from "./session.ts";
+import { withState } from "./state.ts";
 
 export interface PerfSample {
   ttfbMs: number;
@@ -120,7 +121,7 @@ const BUDGET_KEYS: Record<keyof Budgets, MetricName> = {
 export async function measurePerf(
   session: BrowserSession,
   url: string,
-  options: { runs?: number; budgets: Budgets; timeoutMs?: number },
+  options: { runs?: number; budgets: Budgets; timeoutMs?: number; storageState?: string },
 ): Promise<PerfResult> {
   const runs = options.runs ?? 3;
   const samples: PerfSample[] = [];
@@ -128,10 +129,12 @@ export async function measurePerf(
   const perLoadMs = options.timeoutMs ?? 20_000;
   // The whole measure is bounded too: a page that a dev server keeps reloading must not hang it.
   const overallMs = (runs + 1) * (perLoadMs + 2000);
-  await session.withPage(async (page, context) =>
-    withTimeout(measureIn(page, context), overallMs, async () => {
-      await page.close().catch(() => undefined);
-    }),
+  await session.withPage(
+    async (page, context) =>
+      withTimeout(measureIn(page, context), overallMs, async () => {
+        await page.close().catch(() => undefined);
+      }),
+    withState(options.storageState),
   );
   async function measureIn(page: Page, context: BrowserContext): Promise<void> {
     await context.addInitScript(OBSERVE);

@@ -5,8 +5,10 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { StepError } from "../nextStep.ts";
 import { type Project, relativePath, statePath } from "../project.ts";
+import type { Step } from "./actions.ts";
 import { pngSize, pruneOldest, slugForPath, timestamp } from "./names.ts";
 import type { BrowserSession } from "./session.ts";
+import { withState } from "./state.ts";
 import { VIEWPORTS, type ViewportName } from "./viewports.ts";
 import { checkPage, type PageFindings } from "./watch.ts";
 
@@ -17,6 +19,10 @@ export interface ShotOptions {
   fullPage?: boolean;
   /** CSS selector of one element to capture. */
   selector?: string;
+  /** Steps run after the load, before the shot. */
+  actions?: Step[];
+  /** A saved login (storage-state file). */
+  storageState?: string;
 }
 
 export interface ShotResult {
@@ -65,13 +71,16 @@ export async function takeScreenshot(
   options: ShotOptions = {},
 ): Promise<ShotResult> {
   const viewport = options.viewport ?? "desktop";
-  return session.withPage(async (page) => {
-    const findings = await checkPage(page, url);
-    const png = await capture(page, options);
-    const dir = join(project.stateDir, "screenshots");
-    const file = statePath(project, "screenshots", `${slugForPath(path)}-${viewport}-${timestamp()}.png`);
-    writeFileSync(file, png);
-    pruneOldest(dir, KEEP_SCREENSHOTS);
-    return { file: relativePath(project, file), ...pngSize(png), bytes: png.length, findings };
-  }, VIEWPORTS[viewport]);
+  return session.withPage(
+    async (page) => {
+      const findings = await checkPage(page, url, options.actions?.length ? { actions: options.actions } : {});
+      const png = await capture(page, options);
+      const dir = join(project.stateDir, "screenshots");
+      const file = statePath(project, "screenshots", `${slugForPath(path)}-${viewport}-${timestamp()}.png`);
+      writeFileSync(file, png);
+      pruneOldest(dir, KEEP_SCREENSHOTS);
+      return { file: relativePath(project, file), ...pngSize(png), bytes: png.length, findings };
+    },
+    withState(options.storageState, VIEWPORTS[viewport]),
+  );
 }

@@ -7,6 +7,7 @@ import { type Project, relativePath, statePath } from "../project.ts";
 import { pruneOldest, slugForPath, timestamp } from "./names.ts";
 import { capture, KEEP_SCREENSHOTS, refuseErrorPage } from "./screenshot.ts";
 import type { BrowserSession } from "./session.ts";
+import { withState } from "./state.ts";
 import { VIEWPORTS, type ViewportName } from "./viewports.ts";
 import { checkPage } from "./watch.ts";
 
@@ -17,6 +18,8 @@ export interface DiffOptions {
   viewport?: ViewportName;
   fullPage?: boolean;
   selector?: string;
+  /** A saved login (storage-state file). */
+  storageState?: string;
   /** pixelmatch's per-pixel colour threshold, 0..1. Default 0.1. */
   threshold?: number;
   /** Share of differing pixels still called a match. Default 0: any pixel beyond the threshold (anti-aliasing aside) is a change. */
@@ -46,10 +49,13 @@ export async function visualDiff(
   const viewport = options.viewport ?? "desktop";
   const name = `${slugForPath(path)}-${viewport}${options.selector ? `-${slugForPath(options.selector)}` : ""}${options.fullPage === false ? "" : "-full"}`;
   const baselineFile = join(project.root, BASELINE_DIR, `${name}.png`);
-  const png = await session.withPage(async (page) => {
-    refuseErrorPage(await checkPage(page, url), "visual diff");
-    return capture(page, { ...options, fullPage: options.fullPage ?? true });
-  }, VIEWPORTS[viewport]);
+  const png = await session.withPage(
+    async (page) => {
+      refuseErrorPage(await checkPage(page, url), "visual diff");
+      return capture(page, { ...options, fullPage: options.fullPage ?? true });
+    },
+    withState(options.storageState, VIEWPORTS[viewport]),
+  );
   const baseline = relativePath(project, baselineFile);
   const current = PNG.sync.read(png);
   const size = { width: current.width, height: current.height };

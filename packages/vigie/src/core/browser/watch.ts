@@ -7,6 +7,7 @@ import { clip } from "../answer.ts";
 import type { Located } from "../source/located.ts";
 import { parseStack, type StackFrame } from "../source/stacks.ts";
 import { waitUntil } from "../wait.ts";
+import { type ActionsOutcome, runActions, type Step } from "./actions.ts";
 import { type Island, readIslands, readPage } from "./islands.ts";
 
 export interface FailedRequest {
@@ -18,6 +19,8 @@ export interface FailedRequest {
   type: string;
   /** Where the page's sources reference it, once located (js_errors). */
   located?: Located;
+  /** It failed after this step of the check's actions (1-based). */
+  afterStep?: number;
 }
 
 export interface MermaidFailure {
@@ -52,6 +55,8 @@ export interface PageError {
   island?: string;
   /** Raised after an in-site navigation the check made: "/from/ → /to/". */
   after?: string;
+  /** Raised (first) after this step of the check's actions (1-based). */
+  afterStep?: number;
 }
 
 /** An in-site navigation the check made after the page was read (a link clicked, as a reader does). */
@@ -81,6 +86,10 @@ export interface PageFindings {
   navigations?: Navigation[];
   /** Set when a wait ran out: what was still pending. */
   incomplete?: string;
+  /** The path the document ended on when the server redirected it elsewhere. */
+  redirectedTo?: string;
+  /** The actions run after the load, when asked: how many ran, and the step that could not. */
+  actions?: ActionsOutcome;
 }
 
 export interface CheckOptions {
@@ -103,6 +112,10 @@ export interface CheckOptions {
    * page's first in-site link, only on a site with `<ClientRouter />`.
    */
   follow?: string[] | "first";
+  /** A saved login (Playwright's storage-state file) the check's context opens with, when the file exists. */
+  storageState?: string;
+  /** A reader's actions, run in order once the page was read (before `follow`); faults after one say so. */
+  actions?: Step[];
   /** Called before the first navigation, while the page is still the one loaded (a crawl reads its links). */
   beforeNavigating?: (page: Page) => Promise<void>;
 }
@@ -125,7 +138,7 @@ function recordMessages(options: CheckOptions) {
   /** "Failed to load resource" console lines: kept only when their request was not seen. */
   const resourceErrors: { text: string; url: string }[] = [];
   /** The navigation the check made last ("/a/ → /b/"), when it made one: later errors came after it. */
-  const phase: { after?: string } = {};
+  const phase: { after?: string; step?: number } = {};
   const add = (message: string, at: string | undefined, frames: StackFrame[]) => {
     const after = phase.after;
     const key = `${message}\u0000${at ?? ""}\u0000${after ?? ""}`;
@@ -138,6 +151,7 @@ function recordMessages(options: CheckOptions) {
         count: 1,
         frames: frames.slice(0, 4),
         ...(after ? { after } : {}),
+        ...(phase.step ? { afterStep: phase.step } : {}),
       });
   };
 
@@ -179,7 +193,7 @@ function recordMessages(options: CheckOptions) {
 }
 
 /** Requests in flight, failed requests and responses >= 400, and the main frame's navigations. */
-function recordNetwork(page: Page) {
+function recordNetwork(page: Page, step: () => number | undefined) {
   const failed = new Map<string, FailedRequest>();
   /** Documents of the main frame: their status is the page's status, not a failed request. */
   const documents = new Set<string>();
@@ -210,7 +224,9 @@ function recordNetwork(page: Page) {
     if (request.headers()["sec-purpose"]?.includes("prefetch") && request.failure()?.errorText === "net::ERR_ABORTED") return;
     const reason = request.failure()?.errorText ?? "failed";
     if (reason === "net::ERR_ABORTED" && !request.isNavigationRequest()) aborted.set(request.url(), issuedIn.get(request) ?? navigations);
-    if (!failed.has(request.url())) failed.set(request.url(), { url: request.url(), reason, type: request.resourceType() });
+    const at = step();
+    if (!failed.has(request.url()))
+      failed.set(request.url(), { url: request.url(), reason, type: request.resourceType(), ...(at ? { afterStep: at } : {}) });
   };
   const onResponse = (response: Response) => {
     if (response.status() < 400) return;
@@ -219,7 +235,13 @@ function recordNetwork(page: Page) {
       documents.add(response.url());
       return;
     }
-    failed.set(response.url(), { url: response.url(), status: response.status(), type: request.resourceType() });
+    const at = step();
+    failed.set(response.url(), {
+      url: response.url(),
+      status: response.status(),
+      type: request.resourceType(),
+      ...(at ? { afterStep: at } : {}),
+    });
   };
   /** The failed requests, but those the page cancelled by reloading. */
   const failedRequests = () => {
@@ -247,7 +269,7 @@ function recordNetwork(page: Page) {
 /** Starts collecting events on a page; `stop()` detaches and returns what was seen. */
 function collect(page: Page, options: CheckOptions) {
   const messages = recordMessages(options);
-  const network = recordNetwork(page);
+  const network = recordNetwork(page, () => messages.phase.step);
   /** Attaches (page.on) or detaches (page.off) every listener. */
   const listen = (toggle: Page["on"]) => {
     toggle("pageerror", messages.onPageError);
@@ -264,6 +286,10 @@ function collect(page: Page, options: CheckOptions) {
     /** From now on, errors came after this navigation. */
     navigated(label: string) {
       messages.phase.after = label;
+    },
+    /** From now on, faults came after this step of the actions. */
+    step(n: number) {
+      messages.phase.step = n;
     },
     inflight: network.inflight,
     navigations: network.navigations,
@@ -447,6 +473,9 @@ async function navigate(
   return navigations;
 }
 
+/** How long the page may take to settle after each action. */
+const ACTION_SETTLE_MS = 3000;
+
 /** How long reading a page (scrolling, waiting for islands) may take at most. */
 const READ_TIMEOUT_MS = 5000;
 
@@ -479,9 +508,12 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
   const settleTimeout = options.settleTimeoutMs ?? 8000;
   let status = 0;
   let incomplete: string | undefined;
+  let redirectedTo: string | undefined;
   try {
     const response = await page.goto(url, { waitUntil: "load", timeout: options.navigationTimeoutMs ?? 15_000 });
     status = response?.status() ?? 0;
+    const landed = response ? new URL(response.url()) : undefined;
+    if (landed && landed.pathname !== new URL(url).pathname) redirectedTo = `${landed.pathname}${landed.search}`;
   } catch (error) {
     const message = (error as Error).message.split("\n")[0] ?? "navigation failed";
     incomplete = /Timeout/i.test(message)
@@ -506,6 +538,17 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
     // What scrolling started (islands' modules, lazy images) settles too.
     await waitForQuiet(collector, options.quietMs ?? 150, Math.max(deadline, Date.now() + 1000));
   }
+  const actions =
+    options.actions?.length && !incomplete && !page.isClosed() && status > 0 && status < 400
+      ? await runActions(page, options.actions, {
+          mark: (n) => collector.step(n),
+          settle: async () => {
+            // Events the step caused reach us before this round trip returns; then its requests settle.
+            await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 50)))).catch(() => undefined);
+            await waitForQuiet(collector, options.quietMs ?? 150, Date.now() + ACTION_SETTLE_MS);
+          },
+        })
+      : undefined;
   const navigations =
     options.follow && !incomplete && !page.isClosed() && status > 0 && status < 400
       ? await navigate(page, collector, options, options.follow)
@@ -537,6 +580,8 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
     mermaid,
     ...(devError ? { devError } : {}),
     ...(incomplete ? { incomplete } : {}),
+    ...(redirectedTo ? { redirectedTo } : {}),
+    ...(actions ? { actions } : {}),
   };
 }
 
@@ -550,7 +595,8 @@ export function hasFaults(findings: PageFindings): boolean {
     findings.mermaid.length > 0 ||
     findings.devError !== undefined ||
     (findings.islands?.some((island) => island.fault !== undefined) ?? false) ||
-    (findings.navigations?.some((navigation) => navigation.failed !== undefined) ?? false)
+    (findings.navigations?.some((navigation) => navigation.failed !== undefined) ?? false) ||
+    findings.actions?.failed !== undefined
   );
 }
 

@@ -19,6 +19,7 @@ import { buildStep } from "./steps/build.ts";
 import { checkStep } from "./steps/check.ts";
 import { crawlStep } from "./steps/crawl.ts";
 import { devStep, stopDev } from "./steps/dev.ts";
+import { flowsStep } from "./steps/flows.ts";
 import { linksStep } from "./steps/links.ts";
 import { lintStep } from "./steps/lint.ts";
 import { perfStep } from "./steps/perf.ts";
@@ -28,7 +29,7 @@ import { setAccepted } from "./triage.ts";
 export type { ProgressEvent, ValidateOptions } from "./context.ts";
 
 /** The steps, in the order the report lists them; each one's `after` names only steps before it. */
-export const STEPS: readonly Step[] = [devStep, lintStep, buildStep, linksStep, checkStep, routesStep, crawlStep, perfStep];
+export const STEPS: readonly Step[] = [devStep, lintStep, buildStep, linksStep, checkStep, routesStep, crawlStep, flowsStep, perfStep];
 
 /** The tool names' prefix unless vigie.config.json sets another. */
 const DEFAULT_PREFIX = "blog";

@@ -6,6 +6,7 @@ import type { Violation } from "../../browser/a11y.ts";
 import { type CrawlPage, crawlSite } from "../../browser/crawl.ts";
 import { faultText, type PageFault, pageFaults } from "../../browser/faults.ts";
 import { recordPages } from "../../changes/pages.ts";
+import { storageStateOf } from "../../config.ts";
 import { servedFile } from "../../files.ts";
 import { lineOfMessage } from "../../production/serverErrors.ts";
 import { chosenPages, enabled, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
@@ -23,6 +24,7 @@ const RULES: Record<PageFault["kind"], string> = {
   hydration: "hydration",
   error: "page-error",
   navigation: "navigation",
+  action: "action-step",
   request: "failed-request",
 };
 
@@ -169,7 +171,7 @@ function linkOnDemand(ctx: ValidateContext, page: CrawlPage): { from: string; so
 const onDevServer = (ctx: ValidateContext) => !givenUrl(ctx) && ctx.built && ctx.rendering.serve === "dev";
 
 /** The server the pages are loaded from: the one given, else the build's static server, else the dev server. */
-async function pagesUrlOf(ctx: ValidateContext): Promise<string | undefined> {
+export async function pagesUrlOf(ctx: ValidateContext): Promise<string | undefined> {
   return givenUrl(ctx) ?? (await productionServer(ctx))?.url ?? ctx.dev?.url;
 }
 
@@ -204,6 +206,7 @@ export const crawlStep: Step = {
       signal: options.signal,
       // Each failing page's findings point at their source file and line where it can be known.
       sourceRoot: ctx.project.root,
+      storageState: storageStateOf(ctx.project, config),
       onProgress: (done, total, path) => options.onProgress?.({ type: "crawl", done, total, path }),
     });
     const server: ServerSide = {

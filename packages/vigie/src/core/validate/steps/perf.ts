@@ -2,7 +2,7 @@
 // timings are not what readers get, and a dev server that reloads pages cannot be
 // measured steadily. It runs after the other steps, on a machine they no longer load.
 import { measurePerf, type PerfResult } from "../../browser/perf.ts";
-import { budgetsOf } from "../../config.ts";
+import { budgetsOf, storageStateOf } from "../../config.ts";
 import { chosenPages, enabled, firstShard, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
 import type { Finding, PerfFigure } from "../findings.ts";
 
@@ -29,9 +29,11 @@ export const figureOf = (route: string, result: PerfResult): PerfFigure => ({
 /** One route measured: its figure, and a finding per metric over budget (or why it could not be measured). */
 async function measureRoute(ctx: ValidateContext, url: string, route: string): Promise<{ figure?: PerfFigure; findings: Finding[] }> {
   const tool = ctx.tool("browser_perf");
-  const result = await measurePerf(ctx.options.session, `${url}${route}`, { runs: 5, budgets: budgetsOf(ctx.config) }).catch(
-    (error: Error) => error,
-  );
+  const result = await measurePerf(ctx.options.session, `${url}${route}`, {
+    runs: 5,
+    budgets: budgetsOf(ctx.config),
+    storageState: storageStateOf(ctx.project, ctx.config),
+  }).catch((error: Error) => error);
   if (result instanceof Error) {
     const message = `could not measure: ${result.message.split("\n")[0]}`;
     const fix = `Measure it alone with ${tool}; a dev server that keeps reloading the page cannot be measured.`;
@@ -75,7 +77,7 @@ const productionUrl = async (ctx: ValidateContext) => givenUrl(ctx) ?? (await pr
 export const perfStep: Step = {
   name: "perf",
   tool: "browser_perf",
-  after: ["crawl", "astro check", "links", "lint", "critical routes"],
+  after: ["crawl", "flows", "astro check", "links", "lint", "critical routes"],
   skip(ctx) {
     if (!givenUrl(ctx) && !productionServer(ctx)) return "no production build to measure (dev-server timings are not judged)";
     return enabled(ctx, "perf") && firstShard(ctx) ? undefined : "not this shard, or disabled";

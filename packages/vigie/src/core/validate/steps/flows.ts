@@ -1,0 +1,107 @@
+// The flows of vigie.config.json: on one page each, a reader's actions (open the search, type,
+// press Enter), run once the crawl is done, on the same server. Each flow is a source of
+// findings of its own (rule `flow:<name>`), every fault named with the step after which it
+// came; a flow may save the login it made (saveState) for the checks that follow.
+import { join } from "node:path";
+import { clip } from "../../answer.ts";
+import { stepLabel } from "../../browser/actions.ts";
+import { faultText, pageFaults } from "../../browser/faults.ts";
+import { locateFindings } from "../../browser/locate.ts";
+import { saveState, withState } from "../../browser/state.ts";
+import { checkPage, type PageFindings } from "../../browser/watch.ts";
+import { type Flow, storageStateOf } from "../../config.ts";
+import { withTimeout } from "../../wait.ts";
+import { firstShard, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
+import type { Finding } from "../findings.ts";
+import { pagesUrlOf } from "./crawl.ts";
+
+/** How long one flow may take, load and steps included. */
+const FLOW_TIMEOUT_MS = 60_000;
+
+async function runFlow(ctx: ValidateContext, url: string, flow: Flow): Promise<PageFindings> {
+  const { session } = ctx.options;
+  const findings = await session.withPage(
+    (page, context) =>
+      withTimeout(
+        (async () => {
+          const seen = await checkPage(page, `${url}${flow.page}`, { read: true, actions: flow.steps });
+          if (flow.saveState && seen.actions && !seen.actions.failed) await saveState(context, join(ctx.project.root, flow.saveState));
+          return seen;
+        })(),
+        FLOW_TIMEOUT_MS,
+        () => page.close(),
+      ),
+    withState(storageStateOf(ctx.project, ctx.config)),
+  );
+  return withTimeout(locateFindings(findings, ctx.project.root), 10_000, async () => undefined).catch(() => findings);
+}
+
+/** The call that reproduces a flow, for a finding's fix. */
+function reproduce(ctx: ValidateContext, flow: Flow): string {
+  const steps = flow.steps.map((step) => ({
+    [step.verb]: step.verb === "press" ? step.value : step.target,
+    ...(step.verb !== "press" && step.value !== undefined ? { value: step.value } : {}),
+    ...(step.verb === "press" && step.target ? { on: step.target } : {}),
+  }));
+  return `${ctx.tool("browser_js_errors")} with path "${flow.page}" and actions ${clip(JSON.stringify(steps), 300)}`;
+}
+
+function flowFindings(ctx: ValidateContext, flow: Flow, findings: PageFindings): Finding[] {
+  const tool = ctx.tool("browser_js_errors");
+  return pageFaults(findings).map((fault): Finding => {
+    const source = fault.located && "source" in fault.located ? fault.located.source : undefined;
+    // As the crawl says it: an island's fault whose file is not known names the candidates.
+    const unknownWhy = fault.located && "sourceUnknown" in fault.located ? fault.located.sourceUnknown : undefined;
+    const step = fault.afterStep ? flow.steps[fault.afterStep - 1] : undefined;
+    const after = step ? `after step ${fault.afterStep} (${stepLabel(step)}): ` : "";
+    return {
+      severity: "fail",
+      tool,
+      rule: `flow:${flow.name}`,
+      page: flow.page,
+      ...(source ? { file: source } : {}),
+      message: `flow "${flow.name}": ${after}${faultText(fault, 400, false)}${unknownWhy && fault.island ? ` (source unknown: ${unknownWhy})` : ""}`,
+      fix:
+        fault.kind === "action"
+          ? `Correct the step in vigie.config.json's flow "${flow.name}" (the page's controls are listed), or fix the page; then run ${reproduce(ctx, flow)}.`
+          : `${source ? `Fix the cause at ${source}` : "Find the cause"} and check with ${reproduce(ctx, flow)}.`,
+    };
+  });
+}
+
+export const flowsStep: Step = {
+  name: "flows",
+  tool: "browser_js_errors",
+  after: ["crawl"],
+  skip(ctx) {
+    if (!ctx.config.flows?.length) return "no flows in vigie.config.json";
+    if (!givenUrl(ctx) && !productionServer(ctx) && !ctx.dev?.url) return "no server and no build to look at";
+    return firstShard(ctx) ? undefined : "not this shard";
+  },
+  async run(ctx) {
+    const url = (await pagesUrlOf(ctx)) as string;
+    const findings: Finding[] = [];
+    const lines: string[] = [];
+    for (const flow of ctx.config.flows ?? []) {
+      const seen = await runFlow(ctx, url, flow).catch((error: Error) => error);
+      if (seen instanceof Error) {
+        const message = `flow "${flow.name}" could not run: ${clip(seen.message.split("\n")[0] ?? "failed", 200)}`;
+        findings.push({
+          severity: "fail",
+          tool: ctx.tool("browser_js_errors"),
+          rule: `flow:${flow.name}`,
+          page: flow.page,
+          message,
+          fix: `Run ${reproduce(ctx, flow)} to see why.`,
+        });
+        lines.push(`${flow.name} could not run`);
+        continue;
+      }
+      const found = flowFindings(ctx, flow, seen);
+      findings.push(...found);
+      const ran = seen.actions ? `${seen.actions.ran}/${seen.actions.of} steps` : "not run";
+      lines.push(`${flow.name} (${flow.page}): ${ran}, ${found.length ? `${found.length} fault${found.length > 1 ? "s" : ""}` : "clean"}`);
+    }
+    return { status: findings.length ? "fail" : "ok", summary: lines.join("; "), findings };
+  },
+};
