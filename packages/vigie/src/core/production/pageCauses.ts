@@ -80,8 +80,8 @@ function causeOf(
 
 /**
  * A page's faults with what its server said: a 5xx page or request carries Astro's error and
- * its source; an empty 5xx body (Chromium's own error page, no status) its real status and
- * none of that error page's noise.
+ * its source (which the dev error page then need not repeat); an empty 5xx body (Chromium's
+ * own error page, no status) its real status and none of that error page's noise.
  */
 export function faultsWithCauses(page: CheckedPage, pagesUrl: string, causes: Map<string, FailureCause>): PageFault[] {
   const pageCause = causeOf(causes, `${pagesUrl}${page.path}`);
@@ -96,6 +96,8 @@ export function faultsWithCauses(page: CheckedPage, pagesUrl: string, causes: Ma
       return [{ ...fault, message, ...pageCause.serverError, ...located(pageCause.source) }];
     }
     if (emptyError && fault.kind === "error" && fault.message.includes("chrome-error://")) return [];
+    // The dev error page says no more than the error its server logged (often less: its overlay comes later).
+    if (fault.kind === "dev-error" && pageCause.serverError) return [];
     if (fault.kind === "request" && fault.url) {
       const failed = requests.get(fault.url);
       if (emptyError && failed?.type === "document" && fault.url === `${pagesUrl}${page.path}`) return [];

@@ -61,6 +61,7 @@ const pages = () => [
   page("/now/", {
     status: 500,
     errors: [{ message: "Failed to load resource: the server responded with a status of 500", count: 1, frames: [] }],
+    devError: { name: "Error", message: "the dev server answered with its error page" },
   }),
   page("/", {
     errors: [{ message: "Failed to load resource: the server responded with a status of 500", count: 1, frames: [] }],
@@ -93,6 +94,11 @@ test("each 5xx answer's cause from the server's output: the error, and the route
     serverError: "Error: the clock is broken",
     located: { source: "src/pages/now.astro:3" },
   });
+  // The dev error page is not repeated once the server's own words are known.
+  assert.deepEqual(
+    now.map((fault) => fault.kind),
+    ["status", "error"],
+  );
   assert.equal(faultSummary(now), "HTTP 500, 1 error");
   assert.equal(firstFault(now), now[0]);
 
@@ -107,7 +113,12 @@ test("each 5xx answer's cause from the server's output: the error, and the route
 test("no log to read: only the route's source file; no route: nothing", async () => {
   const causes = await failureCauses(project, base, pages(), { base: "/", routes });
   assert.deepEqual(causes.get(`${base}/now/`), { source: "src/pages/now.astro" });
-  const [status] = faultsWithCauses(pages()[0] as CheckedPage, base, causes);
+  const faults = faultsWithCauses(pages()[0] as CheckedPage, base, causes);
+  const [status] = faults;
   assert.deepEqual([status?.message, status?.located, status?.serverError], ["HTTP 500", { source: "src/pages/now.astro" }, undefined]);
+  assert.ok(
+    faults.some((fault) => fault.kind === "dev-error"),
+    "without the server's words, the dev error page stays",
+  );
   assert.equal((await failureCauses(project, base, pages(), { base: "/" })).size, 0);
 });
