@@ -122,3 +122,24 @@ test("no log to read: only the route's source file; no route: nothing", async ()
   );
   assert.equal((await failureCauses(project, base, pages(), { base: "/" })).size, 0);
 });
+
+test("an empty 5xx body (Chromium's own error page, no status): the real status, and none of that error page's noise", async () => {
+  const empty = page("/now/", {
+    status: 0,
+    errors: [
+      {
+        message: "Failed to load resource: the server responded with a status of 500 ()",
+        count: 1,
+        frames: [],
+        at: "chrome-error://chromewebdata/",
+      },
+    ],
+    failedRequests: [{ url: `${base}/now/`, status: 500, type: "document" }],
+  });
+  const causes = await failureCauses(project, base, [empty], { log: () => output, base: "/", routes, outDirs: [join(root, "dist")] });
+  const faults = faultsWithCauses(empty, base, causes);
+  assert.deepEqual(
+    faults.map((fault) => [fault.kind, fault.message]),
+    [["status", "HTTP 500: Error: the clock is broken"]],
+  );
+});
