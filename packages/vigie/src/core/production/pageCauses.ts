@@ -3,12 +3,14 @@
 // put on the pages' faults: a 5xx page or request then names Astro's error and its source.
 // Shared by validate's crawl step and the crawl tool.
 
+import { clip } from "../answer.ts";
+import { readAstroSettings } from "../astro/astroConfig.ts";
 import { routeOf, type SiteRoute } from "../astro/rendering.ts";
 import { type PageFault, pageFaults } from "../browser/faults.ts";
 import type { PageFindings } from "../browser/watch.ts";
 import { readDevPort } from "../devServer/index.ts";
 import type { Project } from "../project.ts";
-import { askServerError, devLog, type ServerErrorCause } from "./serverErrors.ts";
+import { askServerError, describeCause, devLog, type ServerErrorCause } from "./serverErrors.ts";
 
 /** What is known of one failing URL: the error it logged, or only the route's source file. */
 export type FailureCause = ServerErrorCause | { source: string };
@@ -135,5 +137,26 @@ export function firstFault(faults: PageFault[]): PageFault | undefined {
     faults.find((fault) => fault.serverError) ??
     faults.find((fault) => fault.kind !== "status") ??
     faults[0]
+  );
+}
+
+/**
+ * The causes of the 5xx answers one page check met (the page itself, the requests it made),
+ * asked again of the server vigie started (dev or preview) while its log is read:
+ * "/x/: Error: boom (src/x.astro:4)".
+ */
+export async function pageServerErrors(
+  project: Project,
+  page: PageFindings,
+  options: { base: string; routes?: SiteRoute[]; outDirs?: string[] },
+  limit = 3,
+): Promise<string[]> {
+  const url = new URL(page.url);
+  const checked = { ...page, path: `${url.pathname}${url.search}` };
+  // On a preview of the build, the stack is in the build's chunks: the route's source is said instead.
+  const outDirs = options.outDirs ?? [readAstroSettings(project).outDir];
+  const causes = await failureCauses(project, url.origin, [checked], { ...options, outDirs, log: devLog(project), limit });
+  return [...causes].flatMap(([failing, cause]) =>
+    "name" in cause ? [clip(`${new URL(failing).pathname}: ${describeCause(cause)}`, 240)] : [],
   );
 }

@@ -3,14 +3,21 @@
 // causes put on the pages' faults (the page's status, the requests it made).
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { SiteRoute } from "../../../src/core/astro/rendering.ts";
 import { faultSummary } from "../../../src/core/browser/faults.ts";
-import { type CheckedPage, failingUrls, failureCauses, faultsWithCauses, firstFault } from "../../../src/core/production/pageCauses.ts";
+import {
+  type CheckedPage,
+  failingUrls,
+  failureCauses,
+  faultsWithCauses,
+  firstFault,
+  pageServerErrors,
+} from "../../../src/core/production/pageCauses.ts";
 
 const root = mkdtempSync(join(tmpdir(), "vigie-page-causes-"));
 mkdirSync(join(root, "src", "pages", "api"), { recursive: true });
@@ -19,7 +26,11 @@ writeFileSync(
   '---\nexport const prerender = false;\nthrow new Error("the clock is broken");\n---\n<h1>Now</h1>\n',
 );
 writeFileSync(join(root, "src/pages/api/stats.json.ts"), 'export const GET = () => {\n  throw new Error("stats are down");\n};\n');
-const project = { root } as never;
+const project = { root, stateDir: join(root, ".opencode") } as never;
+// The dev server's log, where vigie keeps it.
+mkdirSync(join(root, ".opencode"), { recursive: true });
+const LOG = join(root, ".opencode", "dev-server.log");
+writeFileSync(LOG, "20:00:00 [vite] connected.\n");
 
 const route = (path: string, component: string, type: SiteRoute["type"] = "page"): SiteRoute => ({
   route: path,
@@ -33,12 +44,16 @@ const routes = [route("/now", "src/pages/now.astro"), route("/api/stats.json", "
 
 // A production server as the node adapter's is: a 5xx answer, and the error in its output (the stack in bundled chunks).
 let output = "";
+const say = (text: string) => {
+  output += text;
+  appendFileSync(LOG, text);
+};
 const server = createServer((request, response) => {
   if (request.url === "/now/") {
-    output += `20:00:00 [ERROR] Error: the clock is broken\n    at file://${root}/dist/server/chunks/now_X1.mjs:3:7\n`;
+    say(`20:00:00 [ERROR] Error: the clock is broken\n    at file://${root}/dist/server/chunks/now_X1.mjs:3:7\n`);
     response.writeHead(500).end("");
   } else if (request.url === "/api/stats.json") {
-    output += `20:00:01 [ERROR] Error: stats are down\n    at file://${root}/dist/server/chunks/stats_X2.mjs:2:9\n`;
+    say(`20:00:01 [ERROR] Error: stats are down\n    at file://${root}/dist/server/chunks/stats_X2.mjs:2:9\n`);
     response.writeHead(500).end("");
   } else response.writeHead(200, { "content-type": "text/html" }).end("<h1>ok</h1>");
 });
@@ -142,4 +157,10 @@ test("an empty 5xx body (Chromium's own error page, no status): the real status,
     faults.map((fault) => [fault.kind, fault.message]),
     [["status", "HTTP 500: Error: the clock is broken"]],
   );
+});
+
+test("js_errors' causes: a page's 5xx answers asked again of the dev server while its log is read", async () => {
+  const [home] = pages().slice(1);
+  const causes = await pageServerErrors(project, home as CheckedPage, { base: "/", routes });
+  assert.deepEqual(causes, ["/api/stats.json: Error: stats are down (src/pages/api/stats.json.ts:2)"]);
 });
