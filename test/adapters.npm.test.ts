@@ -1,7 +1,9 @@
 // Mostly static sites with a few pages rendered on demand (`output: "static"`, `prerender =
-// false` on them), made from npm: on Vercel (no local server here: `npx vigie validate` checks
-// the pages on the dev server and says so) and on Cloudflare (its own server, `astro preview`
-// in workerd). Clean: no FAIL; an on-demand page that throws: a FAIL naming the page and its source.
+// false` on them), made from npm: on Vercel and Netlify (no local server here: `npx vigie
+// validate` checks the pages on the dev server and says so) and on Cloudflare (its own server,
+// `astro preview` in workerd). Clean: no FAIL; an on-demand page that throws: a FAIL naming the
+// page and its source. Netlify's dev server is the slowest to start offline: its site is
+// validated once, with one on-demand page that throws beside the clean ones.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
@@ -16,7 +18,9 @@ ${frontmatter}
 </html>
 `;
 
-function hybridSite(adapter: "vercel" | "cloudflare", version: string): SiteSpec {
+const THROWS = 'throw new Error("the clock is broken");\n';
+
+function hybridSite(adapter: "vercel" | "cloudflare" | "netlify", version: string, more: Record<string, string> = {}): SiteSpec {
   return {
     name: `hybrid-${adapter}`,
     dependencies: { [`@astrojs/${adapter}`]: version },
@@ -44,6 +48,7 @@ export default defineConfig({ adapter: ${adapter}() });
         "<p>{day}</p>",
       ),
       "src/pages/api/hello.json.ts": 'export const prerender = false;\n\nexport const GET = () => Response.json({ hello: "world" });\n',
+      ...more,
     },
   };
 }
@@ -106,7 +111,7 @@ for (const [adapter, spec, serve] of SITES) {
 
     test("an on-demand page that throws: FAIL naming the page and its source", async () => {
       const original = site.read("src/pages/now.astro");
-      site.write("src/pages/now.astro", original.replace("const day =", 'throw new Error("the clock is broken");\nconst day ='));
+      site.write("src/pages/now.astro", original.replace("const day =", `${THROWS}const day =`));
       try {
         const run = await validate(site, "report-throw.json");
         assert.equal(run.report.verdict, "FAIL", run.output);
@@ -124,3 +129,42 @@ for (const [adapter, spec, serve] of SITES) {
     });
   });
 }
+
+describe("a mostly static site on @astrojs/netlify", { timeout: 1_200_000 }, () => {
+  test("one on-demand page that throws beside clean ones: FAIL naming it and its source, no other page failing; checked on the dev server, said so", async () => {
+    const spec = hybridSite("netlify", "8.2.6", {
+      "src/pages/later.astro": page("Later", `export const prerender = false;\n${THROWS}`, "<p>Later.</p>"),
+    });
+    const { tarball } = await packedVigie();
+    const site = await installSite(spec, tarball);
+    installed.push(site);
+    console.log(`# npm install (${spec.name}): ${site.installMs} ms`);
+    const run = await validate(site, "report.json");
+    const { report } = run;
+    assert.equal(report.site?.rendering?.adapter, "@astrojs/netlify");
+    assert.equal(report.site?.rendering?.serve, "dev");
+    const routes = Object.fromEntries((report.site?.rendering?.routes ?? []).map((route) => [route.route, route.renders]));
+    assert.equal(routes["/now"], "on demand");
+    assert.equal(routes["/later"], "on demand");
+    assert.equal(routes["/about"], "prerendered");
+    const crawl = report.steps.find((step) => step.name === "crawl");
+    assert.match(crawl?.summary ?? "", /adapter netlify has no local server: pages checked on the dev server/);
+    // The clean pages, prerendered and on demand: answered, and no FAIL finding.
+    for (const path of ["/", "/about/", "/now/"]) {
+      assert.ok(
+        report.pages.some((p) => p.path === path && p.status === 200 && p.ok),
+        `${path}: ${JSON.stringify(report.pages)}`,
+      );
+    }
+    const fails = report.findings.filter((f) => f.severity === "fail");
+    assert.deepEqual(
+      fails.filter((f) => f.page !== "/later/"),
+      [],
+      `${list(report.findings)}\n${run.output}`,
+    );
+    // The page that throws.
+    assert.equal(report.verdict, "FAIL", run.output);
+    const finding = fails.find((f) => /src\/pages\/later\.astro/.test(f.file ?? "") && /the clock is broken/.test(f.message));
+    assert.ok(finding, list(report.findings));
+  });
+});

@@ -163,6 +163,21 @@ describe("an SSR site on @astrojs/node", { timeout: 1_800_000 }, () => {
         const run = await validate("report-throw.json");
         const finding = assertFailOn(run, "/greet/ann/", /^src\/pages\/greet\/\[name\]\.astro:4$/, /500.*no greeting for zed/);
         assert.match(finding.message, /Error: no greeting for zed/);
+        // The crawl tool on that build's preview names the same error and line.
+        const started = await site.vigie(["dev_start", "--mode", "preview"], 180_000);
+        assert.equal(started.code, 0, started.stdout + started.stderr);
+        try {
+          const crawl = await site.vigie(["browser_crawl"], 300_000);
+          const answer = JSON.parse(crawl.stdout.trim().split("\n").at(-1) ?? "{}") as {
+            failing?: { path: string; first: string; source?: string }[];
+          };
+          console.log(`# browser_crawl on the preview: ${JSON.stringify(answer.failing)}`);
+          const failing = answer.failing?.find((page) => page.path === "/greet/ann/");
+          assert.match(failing?.first ?? "", /^HTTP 500: Error: no greeting for zed/, crawl.stdout);
+          assert.equal(failing?.source, "src/pages/greet/[name].astro:4", crawl.stdout);
+        } finally {
+          await site.vigie(["dev_stop"], 60_000);
+        }
       },
     );
   });

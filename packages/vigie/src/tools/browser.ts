@@ -14,7 +14,7 @@ import type { PageFindings } from "../core/browser/watch.ts";
 import { runBuild } from "../core/build/build.ts";
 import { builtPagePaths, choosePages, type PageSelection, recordPages } from "../core/changes/index.ts";
 import { budgetsOf, loadConfig, storageStateOf } from "../core/config.ts";
-import { pageServerErrors } from "../core/production/serverErrors.ts";
+import { causesOnServer, faultsWithCauses, firstFault, pageServerErrors } from "../core/production/pageCauses.ts";
 import { type Project, relativePath } from "../core/project.ts";
 import type { Located } from "../core/source/located.ts";
 import { resolveBaseUrl, resolvePageUrl } from "../core/target.ts";
@@ -334,7 +334,14 @@ export const browserTools: ToolDefinition[] = [
         onProgress: (done, total, path) => progress?.(`crawl ${done}/${total} ${path}`, { done, total }),
       });
       const failing = failingPages(result);
-      const report = writeReport(project, "crawl.json", result);
+      // A 5xx page or request: the error its server logged and its source, as validate gives them.
+      const rendering = readRendering(project);
+      const causes = await causesOnServer(project, baseUrl, failing, {
+        base,
+        routes: rendering.routes,
+        outDirs: [rendering.staticDir, settings.outDir],
+      });
+      const report = writeReport(project, "crawl.json", causes.size ? { ...result, serverErrors: Object.fromEntries(causes) } : result);
       if (selection) {
         const failed = new Set(failing.map((page) => page.path));
         const checked = result.pages.map((page) => ({ path: page.path, ok: !failed.has(page.path) }));
@@ -342,8 +349,8 @@ export const browserTools: ToolDefinition[] = [
       }
       const listedPages = failing.slice(0, 8).map((page) => {
         // The first fault a reader meets, with where the sources write it (or why that is not known).
-        const faults = pageFaults(page);
-        const first = faults.find((fault) => fault.kind !== "status") ?? faults[0];
+        const faults = faultsWithCauses(page, baseUrl, causes);
+        const first = firstFault(faults);
         return {
           path: page.path,
           status: page.status,

@@ -152,11 +152,12 @@ export async function runAxe(page: Page, tags?: string[], selectors: string[] = 
       const runner = (
         window as unknown as {
           axe: {
-            run: (context: Document, options: object) => Promise<{ violations: AxeResult[]; passes: unknown[]; incomplete: unknown[] }>;
+            run: (context: object, options: object) => Promise<{ violations: AxeResult[]; passes: unknown[]; incomplete: unknown[] }>;
           };
         }
       ).axe;
-      const result = await runner.run(document, only ? { runOnly: only } : {});
+      // Vite's error overlay is the dev server's, not the site's.
+      const result = await runner.run({ exclude: [["vite-error-overlay"]] }, only ? { runOnly: only } : {});
       const elementOf = (target: unknown[]): Element | null => {
         if (target.length !== 1 || typeof target[0] !== "string") return null;
         try {

@@ -23,7 +23,11 @@ export interface CrawlOptions extends CheckOptions {
   paths?: string[];
   /** Where link-following starts when there is no sitemap; default ["/"]. */
   startPaths?: string[];
-  /** Paths checked besides the sitemap's or the start paths (routes rendered on demand that take no parameter). */
+  /**
+   * Paths checked besides the sitemap's or the start paths (routes rendered on demand that take
+   * no parameter). Their links are followed even when the sitemap lists the pages: a sitemap
+   * lists the prerendered pages, whose links the link check reads in the build.
+   */
   alsoPaths?: string[];
   /** The site's base ("/docs/"): its sitemap is looked for there; default "/". */
   base?: string;
@@ -285,6 +289,7 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
   const { source, paths } = await startingPaths(baseUrl, options);
   const frontier = new Frontier(paths, maxPages);
   const follow = source === "links" && !options.shard;
+  const alsoPaths = new Set(options.paths ? [] : (options.alsoPaths ?? []));
   const locator: Locator | undefined = options.sourceRoot
     ? { root: options.sourceRoot, files: new SourceFiles(options.sourceRoot), fetchText: cachedFetcher() }
     : undefined;
@@ -310,8 +315,9 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
           continue;
         }
         frontier.active += 1;
-        const { checked, links } = await visit(page, path, run, (done) => frontier.pages.push(done), follow);
         const from = frontier.linkedFrom(path);
+        const followThis = follow || (!options.shard && (alsoPaths.has(path) || from !== undefined));
+        const { checked, links } = await visit(page, path, run, (done) => frontier.pages.push(done), followThis);
         if (from) checked.linkedFrom = from;
         frontier.add(links, path);
         // Only failing pages are located; the page is not needed (sources, and scripts fetched again).

@@ -25,6 +25,8 @@ export interface PageFault {
   after?: string;
   /** Raised (first) after this step of the check's actions (1-based). */
   afterStep?: number;
+  /** For a 5xx page or request: the error its server logged ("Error: boom"), when it was asked. */
+  serverError?: string;
 }
 
 /** React's production error codes a page check meets, with React's own words (react.dev/errors). */
@@ -170,7 +172,8 @@ const NOUNS: Record<Exclude<FaultKind, "status" | "dev-error">, [string, string]
 export function faultSummary(faults: PageFault[], incomplete?: string): string {
   const parts: string[] = [];
   for (const fault of faults) {
-    if (fault.kind === "status") parts.push(fault.message);
+    // The status alone: a server error's words are the fault's own line.
+    if (fault.kind === "status") parts.push(fault.message.split(": ")[0] as string);
     if (fault.kind === "dev-error") parts.push(`dev error page (${fault.message.replace(/^dev error page: /, "").split(":")[0]})`);
   }
   for (const [kind, [one, many]] of Object.entries(NOUNS)) {

@@ -368,29 +368,61 @@ async function mermaidFailures(page: Page): Promise<MermaidFailure[]> {
     .catch(() => []);
 }
 
-/** Astro's / Vite's dev error overlay, read from its shadow DOM. */
-async function devErrorPage(page: Page, status: number): Promise<DevErrorPage | undefined> {
+/**
+ * Astro's / Vite's dev error overlay, read from its shadow DOM. The dev server pushes each
+ * error to every open page: `own` says whether the error's file is one of this page's
+ * modules (a script it loaded, or a component Astro marked in its elements).
+ */
+async function devErrorPage(page: Page, status: number): Promise<{ error: DevErrorPage; own: boolean } | undefined> {
   const found = await page
     .evaluate(() => {
       const overlay = document.querySelector("vite-error-overlay") as (Element & { shadowRoot: ShadowRoot | null }) | null;
       const root = overlay?.shadowRoot;
       const text = (selector: string) => root?.querySelector(selector)?.textContent?.replace(/\s+/g, " ").trim() || undefined;
+      const file = text("#file, .file, #file-link");
+      const path = file?.match(/(\/[^\s:?]+\.\w+)/)?.[1];
+      const modules = [
+        ...performance.getEntriesByType("resource").map((entry) => {
+          try {
+            return decodeURIComponent(new URL(entry.name).pathname).replace(/^\/@fs(?=\/)/, "");
+          } catch {
+            return "";
+          }
+        }),
+        ...[...document.querySelectorAll("[data-astro-source-file]")].map(
+          (element) => element.getAttribute("data-astro-source-file") ?? "",
+        ),
+      ];
       return {
         overlay: Boolean(overlay),
         title: document.title,
         message: text("#message-content, .message-body, .message, #message"),
         name: text("#name, .error-name, #title"),
-        file: text("#file, .file, #file-link"),
+        file,
+        own: Boolean(path && modules.some((module) => module.length > 1 && module.includes(".") && path.endsWith(module))),
       };
     })
     .catch(() => undefined);
   if (!found || (!found.overlay && status < 500)) return undefined;
   const name = found.name || found.title || `HTTP ${status}`;
-  return {
+  const error = {
     name: clip(name, 80),
     message: clip(found.message ?? "the dev server answered with its error page", 400),
     ...(found.file ? { file: clip(found.file, 200) } : {}),
   };
+  return { error, own: found.own };
+}
+
+/**
+ * Whether the dev error page a check read is this page's: the page answered 5xx, one of its
+ * own requests did (a module of its own that failed to compile), or the error's file is one of
+ * its modules. Otherwise the overlay is another page's error, pushed to every open page.
+ */
+function ownDevError(status: number, url: string, failedRequests: FailedRequest[], devError: { own: boolean }): boolean {
+  const origin = new URL(url).origin;
+  return (
+    status >= 500 || devError.own || failedRequests.some((failed) => (failed.status ?? 0) >= 500 && failed.url.startsWith(`${origin}/`))
+  );
 }
 
 /** Most navigations one check makes, and how long each may take. */
@@ -554,10 +586,11 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
       ? await navigate(page, collector, options, options.follow)
       : [];
   const mermaid = await mermaidFailures(page);
-  const devError = await devErrorPage(page, status);
+  const overlay = await devErrorPage(page, status);
   const title = await page.title().catch(() => undefined);
   const icons = await declaredIcons(page);
   const seen = collector.stop((failed) => isUndeclaredFavicon(failed, icons));
+  const devError = overlay && ownDevError(status, url, seen.failedRequests, overlay) ? overlay.error : undefined;
   // A failed diagram also surfaces as a console error or mermaid's opaque "Object" page
   // error; the diagram finding says it better, so those are not repeated.
   const errors = mermaid.length

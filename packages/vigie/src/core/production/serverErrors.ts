@@ -131,25 +131,3 @@ export function devLog(project: Project): () => string {
 export function describeCause(cause: ServerErrorCause): string {
   return `${cause.name}: ${cause.message}${cause.source ? ` (${cause.source})` : ""}`;
 }
-
-/**
- * The causes of the 5xx answers one page check met (the page itself, the requests it made),
- * asked again of the project's dev server while its log is read: "Error: boom (src/x.astro:4)".
- */
-export async function pageServerErrors(
-  project: Project,
-  page: { url: string; status: number; failedRequests: { url: string; status?: number }[] },
-  options: { base: string; routes?: SiteRoute[] },
-  limit = 3,
-): Promise<string[]> {
-  const origin = new URL(page.url).origin;
-  const urls = new Set<string>();
-  if (page.status >= 500 || page.status === 0) urls.add(page.url);
-  for (const failed of page.failedRequests) if ((failed.status ?? 0) >= 500 && failed.url.startsWith(`${origin}/`)) urls.add(failed.url);
-  const causes: string[] = [];
-  for (const url of [...urls].slice(0, limit)) {
-    const cause = await askServerError(project, url, devLog(project), options);
-    if (cause) causes.push(clip(`${new URL(url).pathname}: ${describeCause(cause)}`, 240));
-  }
-  return causes;
-}

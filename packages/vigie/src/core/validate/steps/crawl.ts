@@ -4,10 +4,11 @@
 import { routeOf } from "../../astro/rendering.ts";
 import type { Violation } from "../../browser/a11y.ts";
 import { type CrawlPage, crawlSite } from "../../browser/crawl.ts";
-import { faultText, type PageFault, pageFaults } from "../../browser/faults.ts";
+import { faultText, type PageFault } from "../../browser/faults.ts";
 import { recordPages } from "../../changes/pages.ts";
 import { storageStateOf } from "../../config.ts";
 import { servedFile } from "../../files.ts";
+import { faultsWithCauses } from "../../production/pageCauses.ts";
 import { lineOfMessage } from "../../production/serverErrors.ts";
 import { chosenPages, enabled, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
 import type { Finding, ValidationReport } from "../findings.ts";
@@ -38,44 +39,22 @@ interface ServerSide {
 /** A page fault as the crawl step judges it: a 404 reached through a link on an on-demand page is that link's. */
 type StepFault = PageFault & { rule?: string };
 
-/** ": Error: boom", the source and the status of a 5xx answer's cause, when known. */
-function causeOf(server: ServerSide | undefined, url: string): { text: string; source?: string; status?: number } {
-  const cause = server?.causes.get(url);
-  if (!cause) return { text: "" };
-  return {
-    text: "name" in cause ? `: ${cause.name}: ${cause.message}` : "",
-    ...(cause.source ? { source: cause.source } : {}),
-    ...("status" in cause && cause.status ? { status: cause.status } : {}),
-  };
-}
-
 /**
- * A page's faults with what its server said: a 5xx page or request carries Astro's error and
- * its source; an empty 5xx body (Chromium's own error page, no status) its real status and no
- * noise of that error page; a missing page reached from an on-demand page is a broken link.
+ * A page's faults with what its server said (`faultsWithCauses`); a missing page reached from
+ * an on-demand page is a broken link of that page.
  */
 function faultsOf(page: CrawlPage, pagesUrl: string, server?: ServerSide): StepFault[] {
-  const pageCause = causeOf(server, `${pagesUrl}${page.path}`);
-  const emptyError = page.status === 0 && pageCause.status !== undefined;
   const broken = page.status === 404 ? server?.brokenLink?.(page) : undefined;
-  const requests = new Map(page.failedRequests.map((failed) => [failed.url, failed]));
-  const located = (source: string | undefined, otherwise?: PageFault["located"]) =>
-    source ? { located: { source } } : otherwise ? { located: otherwise } : {};
-  return pageFaults(page).flatMap((fault): StepFault[] => {
-    if (fault.kind === "status") {
-      if (broken) return [{ ...fault, rule: "broken-link", message: `broken link to ${page.path}: HTTP 404`, ...located(broken.source) }];
-      const status = page.status || pageCause.status;
-      return [{ ...fault, message: `${status ? `HTTP ${status}` : "no answer"}${pageCause.text}`, ...located(pageCause.source) }];
-    }
-    if (emptyError && fault.kind === "error" && fault.message.includes("chrome-error://")) return [];
-    if (fault.kind === "request" && fault.url) {
-      const failed = requests.get(fault.url);
-      if (emptyError && failed?.type === "document" && fault.url === `${pagesUrl}${page.path}`) return [];
-      if ((failed?.status ?? 0) < 500) return [fault];
-      const cause = causeOf(server, fault.url.split("#")[0] as string);
-      return [{ ...fault, message: `${fault.message}${cause.text}`, ...located(cause.source, fault.located) }];
-    }
-    return [fault];
+  return faultsWithCauses(page, pagesUrl, server?.causes ?? new Map()).map((fault): StepFault => {
+    if (fault.kind !== "status" || !broken) return fault;
+    const { kind, count } = fault;
+    return {
+      kind,
+      count,
+      rule: "broken-link",
+      message: `broken link to ${page.path}: HTTP 404`,
+      ...(broken.source ? { located: { source: broken.source } } : {}),
+    };
   });
 }
 
