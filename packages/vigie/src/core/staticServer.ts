@@ -105,7 +105,7 @@ export async function serveStatic(dir: string, options: { base?: string; assets?
         const etag = etagOf(status, body);
         response.setHeader("etag", etag);
         const asked = request.headers["if-none-match"];
-        if (asked && asked.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
+        if (asked?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
           response.statusCode = 304;
           response.removeHeader("content-type");
           response.end();

@@ -95,7 +95,11 @@ describe("js_errors' warm page between checks", () => {
   });
 
   test("a file changed on disk between two checks is what the second check gets", async () => {
-    const title = () => session.withCleanPage(async (page) => (await page.goto(`${server.url}/changing.html`), page.title()));
+    const title = () =>
+      session.withCleanPage(async (page) => {
+        await page.goto(`${server.url}/changing.html`);
+        return page.title();
+      });
     assert.equal(await title(), "first one");
     // Same sizes: only the content tells them apart.
     writeFileSync(join(dir, "changing.html"), '<title>other</title><script src="/changing.js"></script>');
@@ -105,7 +109,11 @@ describe("js_errors' warm page between checks", () => {
   });
 
   test("a page of another server that allows caching is asked for again at the next check", async () => {
-    const title = () => session.withCleanPage(async (page) => (await page.goto(otherUrl), page.title()));
+    const title = () =>
+      session.withCleanPage(async (page) => {
+        await page.goto(otherUrl);
+        return page.title();
+      });
     assert.equal(await title(), "first");
     otherBody = "<title>fixed</title>";
     assert.equal(await title(), "fixed");
