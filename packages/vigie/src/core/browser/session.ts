@@ -228,6 +228,21 @@ export class BrowserSession {
     const { context, page } = pair;
     try {
       const cdp = await context.newCDPSession(page);
+      // The wipe's empty document, made by the browser: only its path is intercepted.
+      cdp.on("Fetch.requestPaused", (event: { requestId: string }) => {
+        void cdp
+          .send("Fetch.fulfillRequest", {
+            requestId: event.requestId,
+            responseCode: 200,
+            responseHeaders: [
+              { name: "content-type", value: "text/html" },
+              { name: "cache-control", value: "no-store" },
+            ],
+            body: "",
+          })
+          .catch(() => undefined);
+      });
+      await cdp.send("Fetch.enable", { patterns: [{ urlPattern: `*/${BLANK}`, requestStage: "Request" }] });
       const warm: WarmPage = { key, context, page, cdp, origins: new Set(), staleable: false, ready: Promise.resolve(true) };
       const watch = (watched: Page) =>
         watched.on("framenavigated", (frame) => {
@@ -266,49 +281,28 @@ export class BrowserSession {
     const { page, context, cdp } = warm;
     if (page.isClosed() || !this.running) return false;
     for (const other of context.pages()) if (other !== page) await other.close().catch(() => undefined);
-    // Off the site first: no script of it runs (nor writes) while its storage is cleared.
-    await page.goto("about:blank", { timeout: 5000 });
-    await context.clearCookies();
     const origins = [...warm.origins];
     warm.origins.clear();
+    // Off the site first, onto an empty document of its origin that the browser makes itself
+    // (the server is not asked): no script of the site runs (nor writes) while its storage is
+    // cleared, and sessionStorage, which belongs to the tab, is reached from there.
+    const here = originOf(page.url());
+    const last = here && origins.includes(here) ? here : undefined;
+    for (const origin of [...origins.filter((other) => other !== last), ...(last ? [last] : [])]) {
+      await page.goto(`${origin}/${BLANK}`, { timeout: 5000 });
+      await page.evaluate(() => sessionStorage.clear());
+    }
+    if (!origins.length) await page.goto("about:blank", { timeout: 5000 });
+    await context.clearCookies();
     for (const origin of origins) await cdp.send("Storage.clearDataForOrigin", { origin, storageTypes: "all" });
-    if (origins.length) await this.#clearSessionStorage(warm, origins);
     if (warm.staleable) {
       await cdp.send("Network.clearBrowserCache");
       warm.staleable = false;
     }
     await cdp.send("Page.resetNavigationHistory");
+    // The blank documents' own navigations are not the next check's origins.
+    warm.origins.clear();
     return !page.isClosed();
-  }
-
-  /**
-   * sessionStorage belongs to the tab, and only a document of its origin reaches it: each
-   * origin is visited on an empty document the browser makes itself (the server is not asked),
-   * which clears it, then the tab goes back to about:blank.
-   */
-  async #clearSessionStorage(warm: WarmPage, origins: string[]): Promise<void> {
-    const { cdp, page } = warm;
-    const onPaused = (event: { requestId: string }) =>
-      void cdp
-        .send("Fetch.fulfillRequest", {
-          requestId: event.requestId,
-          responseCode: 200,
-          responseHeaders: [{ name: "content-type", value: "text/html" }],
-          body: "",
-        })
-        .catch(() => undefined);
-    await cdp.send("Fetch.enable", { patterns: [{ urlPattern: `*/${BLANK}`, requestStage: "Request" }] });
-    cdp.on("Fetch.requestPaused", onPaused);
-    try {
-      for (const origin of origins) {
-        await page.goto(`${origin}/${BLANK}`, { timeout: 5000 });
-        await page.evaluate(() => sessionStorage.clear());
-      }
-    } finally {
-      cdp.off("Fetch.requestPaused", onPaused);
-      await cdp.send("Fetch.disable").catch(() => undefined);
-    }
-    await page.goto("about:blank", { timeout: 5000 });
   }
 
   async #takeWarm(key: string): Promise<WarmPage | undefined> {
