@@ -1,4 +1,4 @@
-// The same page checked by js_errors with one warm Chromium (a fresh context per check)
+// The same page checked by js_errors with one warm Chromium (its warm page, wiped between checks)
 // against a fresh Chromium launched per check (what a tool that launches per call pays).
 // 20 alternating runs on the production preview of the blog.
 import { checkJsErrors } from "../packages/vigie/src/core/browser/jsErrors.ts";
@@ -47,9 +47,9 @@ export default async function (): Promise<string> {
   return [
     "## Browser checks: warm session vs a launch per check",
     "",
-    `js_errors on the blog's production preview, ${runs} alternating runs per page, medians (${new Date().toISOString().slice(0, 10)}). Target: warm at least 5x faster.`,
+    `js_errors on the blog's production preview, ${runs} alternating runs per page, medians (${new Date().toISOString().slice(0, 10)}). Target: warm at least 8x faster on the clean page.`,
     "",
-    "| page | warm (one Chromium, fresh context) | cold (launch + check + close) | ratio |",
+    "| page | warm (one Chromium, its warm page wiped between checks) | cold (launch + check + close) | ratio |",
     "| --- | --- | --- | --- |",
     ...results,
   ].join("\n");

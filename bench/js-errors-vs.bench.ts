@@ -15,7 +15,7 @@ import { sharedSession } from "../packages/vigie/src/core/browser/session.ts";
 import { findTool } from "../packages/vigie/src/tools/registry.ts";
 import { runTool } from "../packages/vigie/src/tools/run.ts";
 import { copyBlog, runAstro, serveBlog } from "../packages/vigie/test/support/blog.ts";
-import { appendToArticle, INVALID_FLOWCHART } from "../packages/vigie/test/support/faults.ts";
+import { addFaultPages, appendToArticle, INVALID_FLOWCHART } from "../packages/vigie/test/support/faults.ts";
 import { median, ms } from "./stats.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -82,10 +82,13 @@ export default async function (): Promise<string> {
   let preview: Awaited<ReturnType<typeof serveBlog>> | undefined;
   try {
     appendToArticle(copy.root, "en", "mermaid-in-the-browser", INVALID_FLOWCHART);
+    addFaultPages(copy.root);
     await runAstro(copy.root, ["build"]);
     preview = await serveBlog(copy.root, "preview");
     const pages = [
       { label: "clean", path: "/en/articles/small-tool-answers/" },
+      { label: "a 404 image", path: "/faults/missing-image/" },
+      { label: "a throw", path: "/faults/throw/" },
       { label: "invalid Mermaid diagram", path: "/en/articles/mermaid-in-the-browser/" },
     ].map((page) => ({ ...page, kb: statSync(join(copy.root, "dist", page.path, "index.html")).size / 1024 }));
 
@@ -185,7 +188,7 @@ export default async function (): Promise<string> {
     const tool = findTool("blog_browser_js_errors");
     if (!tool) throw new Error("no blog_browser_js_errors");
     const coldRows: string[] = [];
-    for (const page of pages) {
+    for (const page of pages.filter((page) => page.label === "clean" || page.label === "invalid Mermaid diagram")) {
       const args = { path: page.path, port: preview.port };
       await runTool(tool, args, { project: copy });
       const warm: number[] = [];
@@ -212,7 +215,7 @@ export default async function (): Promise<string> {
     return [
       "## js_errors against Chrome DevTools MCP and Playwright MCP",
       "",
-      `The same two pages of the blog's production preview (a blog copy with an invalid Mermaid diagram added to one article), each server over stdio through the MCP SDK's client with its own warm headless Chromium (${CHROMIUM}, isolated profile), ${RUNS} rounds in rotating order, medians (${new Date().toISOString().slice(0, 10)}). Each round, each server is called after a pause of ${THINK_MS / 1000} s (untimed: an agent's turn, the model reading the answer; vigie makes the next check's fresh context then), then once more at once (a script calling in a loop). One check: vigie's \`blog_browser_js_errors\`; Chrome DevTools MCP's \`navigate_page\` + \`list_console_messages\` + \`list_network_requests\`; Playwright MCP's \`browser_navigate\` + \`browser_console_messages\` + \`browser_network_requests\`. Bytes: the text of the answers, as a model reads them. Target: vigie no slower than either, its answers the smallest.`,
+      `The same four pages of the blog's production preview (a blog copy with an invalid Mermaid diagram added to one article, and small pages with a missing image and a script that throws), each server over stdio through the MCP SDK's client with its own warm headless Chromium (${CHROMIUM}, isolated profile), ${RUNS} rounds in rotating order, medians (${new Date().toISOString().slice(0, 10)}). Each round, each server is called after a pause of ${THINK_MS / 1000} s (untimed: an agent's turn, the model reading the answer; vigie makes the next check's fresh context then), then once more at once (a script calling in a loop). One check: vigie's \`blog_browser_js_errors\`; Chrome DevTools MCP's \`navigate_page\` + \`list_console_messages\` + \`list_network_requests\`; Playwright MCP's \`browser_navigate\` + \`browser_console_messages\` + \`browser_network_requests\`. Bytes: the text of the answers, as a model reads them. Target: vigie no slower than either, its answers the smallest.`,
       "",
       "| page | server | median, after a 1 s pause | median, right after another call | answer |",
       "| --- | --- | --- | --- | --- |",

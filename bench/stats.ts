@@ -29,13 +29,25 @@ export function cpuMs(fields: string[], children = false): number {
 }
 
 /**
- * CPU time (ms) of this process and of the Chromium processes running now, by Chromium's
- * process type (renderer, gpu-process, the browser itself...). Linux only; processes that
- * ended in between are not counted.
+ * CPU time (ms) of this process and of the Chromium processes it started that run now, by
+ * Chromium's process type (renderer, gpu-process, the browser itself...). Linux only; processes
+ * that ended in between are not counted, nor any other process's Chromium on the machine.
  */
 export function cpuByProcessType(): Record<string, number> {
   const totals: Record<string, number> = {};
-  for (const { pid } of listProcesses()) {
+  const processes = listProcesses();
+  const ours = new Set([process.pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const { pid, ppid } of processes) {
+      if (ours.has(ppid) && !ours.has(pid)) {
+        ours.add(pid);
+        grew = true;
+      }
+    }
+  }
+  for (const { pid } of processes) {
+    if (!ours.has(pid)) continue;
     try {
       const own = pid === process.pid;
       const command = own ? "" : (commandOf(pid, 100_000) ?? "");

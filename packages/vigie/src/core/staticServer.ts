@@ -1,10 +1,38 @@
 // Serves a static build (dist/) on 127.0.0.1 as a production host would: directory
 // URLs give their index.html, unknown paths the site's 404.html with status 404.
+// Caching, so that a browser kept warm between checks never shows an old file: a
+// content-hashed asset (`/_astro/name.Hash.js`: a changed file gets a new name) may be kept
+// (`immutable`); every other file is `no-cache` with an ETag made from its content, so the
+// browser asks each time and gets a 304 only when the file is the same as now.
+import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { createReadStream, existsSync } from "node:fs";
-import { createServer } from "node:http";
-import { extname, join, relative, resolve } from "node:path";
+import { createReadStream, existsSync, readFile, statSync } from "node:fs";
+import { createServer, type ServerResponse } from "node:http";
+import { basename, extname, join, relative, resolve, sep } from "node:path";
 import { servedFile } from "./files.ts";
+
+/** The origins of the static servers running in this process: their caching can be trusted. */
+const ORIGINS = new Set<string>();
+
+/** Does one of vigie's static servers in this process answer at this origin? */
+export function servedByVigie(origin: string): boolean {
+  return ORIGINS.has(origin);
+}
+
+/** Files read whole to compute their ETag; bigger ones are streamed, `no-cache` without a validator. */
+const MAX_VALIDATED_BYTES = 16 * 2 ** 20;
+
+/** A name with a build hash before its extension, as Vite and Astro's images write them ("x.CR8zTWZa.js"). */
+const HASHED = /\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9]+$/;
+
+/** A content-hashed asset of the build: in its assets folder (`_astro/`), with a hash in its name. */
+function isHashedAsset(root: string, path: string, assets: string): boolean {
+  const inside = relative(root, path);
+  return inside.startsWith(`${assets}${sep}`) && HASHED.test(basename(path));
+}
+
+/** From the status too: the 404 page is never confirmed in place of a page that was there. */
+const etagOf = (status: number, body: Buffer) => `"${status}-${createHash("sha1").update(body).digest("base64url")}"`;
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -32,10 +60,21 @@ export interface StaticServer {
   close(): Promise<void>;
 }
 
-/** `base` ("/docs/"): the site's pages are served under it, as Astro's `base` puts them. */
-export async function serveStatic(dir: string, options: { base?: string } = {}): Promise<StaticServer> {
+/**
+ * `base` ("/docs/"): the site's pages are served under it, as Astro's `base` puts them;
+ * `assets`: the build's folder of content-hashed files (Astro's `build.assets`, default `_astro`).
+ */
+export async function serveStatic(dir: string, options: { base?: string; assets?: string } = {}): Promise<StaticServer> {
   const root = resolve(dir);
   const base = (options.base ?? "/").replace(/\/+$/, "");
+  const assets = (options.assets ?? "_astro").replace(/^\/+|\/+$/g, "");
+  const cannotRead = (response: ServerResponse, path: string, error: NodeJS.ErrnoException) => {
+    response.removeHeader("cache-control");
+    response.removeHeader("etag");
+    response
+      .writeHead(500, { "content-type": "text/plain" })
+      .end(`${relative(root, path)} could not be read (${error.code ?? error.message})`);
+  };
   const server = createServer((request, response) => {
     const requested = (request.url ?? "/").split(/[?#]/)[0] ?? "/";
     const underBase = !base || requested === base || requested.startsWith(`${base}/`);
@@ -49,8 +88,34 @@ export async function serveStatic(dir: string, options: { base?: string } = {}):
     }
     response.statusCode = status;
     response.setHeader("content-type", TYPES[extname(path)] ?? "application/octet-stream");
-    response.setHeader("cache-control", "no-cache");
-    if (request.method === "HEAD") {
+    const head = request.method === "HEAD";
+    let size = 0;
+    try {
+      size = statSync(path).size;
+    } catch {
+      // read below, which says why
+    }
+    if (status === 200 && isHashedAsset(root, path, assets)) {
+      response.setHeader("cache-control", "public, max-age=31536000, immutable");
+    } else if (size <= MAX_VALIDATED_BYTES) {
+      // Read whole: its ETag is its content's, so a file changed on disk is never answered 304.
+      response.setHeader("cache-control", "no-cache");
+      readFile(path, (error, body) => {
+        if (error) return cannotRead(response, path, error);
+        const etag = etagOf(status, body);
+        response.setHeader("etag", etag);
+        const asked = request.headers["if-none-match"];
+        if (asked?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
+          response.statusCode = 304;
+          response.removeHeader("content-type");
+          response.end();
+        } else response.end(head ? undefined : body);
+      });
+      return;
+    } else {
+      response.setHeader("cache-control", "no-cache");
+    }
+    if (head) {
       response.end();
       return;
     }
@@ -58,12 +123,8 @@ export async function serveStatic(dir: string, options: { base?: string } = {}):
     // an error later in the file can only cut that response. Never the server.
     const stream = createReadStream(path);
     stream.on("error", (error: NodeJS.ErrnoException) => {
-      if (!response.headersSent) {
-        response.removeHeader("cache-control");
-        response
-          .writeHead(500, { "content-type": "text/plain" })
-          .end(`${relative(root, path)} could not be read (${error.code ?? error.message})`);
-      } else response.destroy();
+      if (!response.headersSent) cannotRead(response, path, error);
+      else response.destroy();
     });
     // A client that goes away leaves no open file behind.
     response.on("close", () => stream.destroy());
@@ -73,10 +134,13 @@ export async function serveStatic(dir: string, options: { base?: string } = {}):
   await once(server, "listening");
   const address = server.address();
   if (!address || typeof address === "string") throw new Error("the static server has no address");
+  const url = `http://127.0.0.1:${address.port}`;
+  ORIGINS.add(url);
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url,
     port: address.port,
     close: async () => {
+      ORIGINS.delete(url);
       server.closeAllConnections();
       server.close();
     },

@@ -14,9 +14,9 @@ export interface JsErrorsOptions extends CheckOptions {
   sourceRoot?: string;
 }
 
-/** js_errors: one page in a fresh context, every runtime fault, each pointing at its source when asked. */
+/** js_errors: one page in a clean warm page, every runtime fault, each pointing at its source when asked. */
 export async function checkJsErrors(session: BrowserSession, url: string, options: JsErrorsOptions = {}): Promise<PageFindings> {
-  const findings = await session.withPage(async (page) => {
+  const findings = await session.withCleanPage(async (page) => {
     return withTimeout(checkPage(page, url, { read: true, ...options }), options.timeoutMs ?? 45_000, async () => {
       await page.close().catch(() => undefined);
     });

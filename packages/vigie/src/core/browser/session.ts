@@ -1,11 +1,69 @@
 // One warm Chromium per process: launched on first use, shared by every check (each in
-// a fresh context), relaunched when it crashed, closed after an idle period and at exit.
+// a fresh context, or for js_errors in a warm page wiped of what the check before left),
+// relaunched when it crashed, closed after an idle period and at exit.
 
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
+import type { Browser, BrowserContext, BrowserContextOptions, CDPSession, Page, Response } from "playwright-core";
 import { onExit } from "../process/exitHooks.ts";
 import { commandOf, listProcesses } from "../process/inspect.ts";
+import { servedByVigie } from "../staticServer.ts";
 import { sleep, withTimeout } from "../wait.ts";
 import { launchChromium } from "./launch.ts";
+
+/**
+ * A page kept warm between checks (its context, renderer process and compiled scripts), and
+ * what must be wiped before the next check: the origins its documents had (their storage),
+ * and whether the HTTP cache got a response Chromium could use again without asking.
+ */
+interface WarmPage {
+  key: string;
+  context: BrowserContext;
+  page: Page;
+  cdp: CDPSession;
+  origins: Set<string>;
+  /** A response was kept that Chromium may reuse without asking its server: the cache is cleared. */
+  staleable: boolean;
+  /** The wipe after its last check: true once it is clean. */
+  ready: Promise<boolean>;
+}
+
+/** The path of the empty document the wipe makes on an origin (never asked of its server). */
+const BLANK = "__vigie_blank__";
+
+/** Warm pages kept for the next checks (one per check run side by side, at most). */
+const MAX_WARM_PAGES = 2;
+
+const HEURISTIC_STATUSES = new Set([200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]);
+
+/**
+ * Can Chromium's HTTP cache give this response again without asking its server (RFC 9111
+ * freshness: a max-age above 0, a future Expires, or a heuristic lifetime from Last-Modified,
+ * a permanent redirect), or was it prefetched (Chromium then reuses it once within 5 minutes
+ * without asking)? A response marked `no-cache`, `no-store` or `max-age=0` is always asked for
+ * again, and the server's answer (a 304 or the new file) is what a reader would get now.
+ */
+export function reusableWithoutAsking(status: number, headers: Record<string, string>, prefetch = false): boolean {
+  if (prefetch) return true;
+  const control = (headers["cache-control"] ?? "").toLowerCase();
+  if (/\bno-store\b|\bno-cache\b/.test(control)) return false;
+  const maxAge = control.match(/(?:^|[,\s])max-age\s*=\s*"?(\d+)/);
+  if (maxAge) return Number(maxAge[1]) > 0;
+  if (!control && /no-cache/i.test(headers.pragma ?? "")) return false;
+  if (headers.expires !== undefined) {
+    const expires = Date.parse(headers.expires);
+    const date = Date.parse(headers.date ?? "") || Date.now();
+    return !Number.isNaN(expires) && expires > date;
+  }
+  return status === 301 || status === 308 || (headers["last-modified"] !== undefined && HEURISTIC_STATUSES.has(status));
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    const { protocol, origin } = new URL(url);
+    return protocol === "http:" || protocol === "https:" ? origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The pid of the Chromium this process launched last: Playwright starts it as our direct
@@ -33,6 +91,8 @@ export class BrowserSession {
   #idleTimer: NodeJS.Timeout | undefined;
   #active = 0;
   #launches = 0;
+  /** Warm pages between two checks (being wiped, or clean). */
+  #warmPages: WarmPage[] = [];
   /** A fresh context and page made ahead, in idle time, for the next check. */
   #spare: { key: string; ready: Promise<{ context: BrowserContext; page: Page } | undefined> } | undefined;
   readonly idleMs: number;
@@ -71,6 +131,7 @@ export class BrowserSession {
         browser.on("disconnected", () => {
           if (this.#browser !== browser) return;
           this.#browser = undefined;
+          this.#warmPages = [];
           this.#unhook?.();
           this.#unhook = undefined;
         });
@@ -125,6 +186,137 @@ export class BrowserSession {
       this.#active -= 1;
       if (this.#active === 0) this.#armIdle();
     }
+  }
+
+  /**
+   * Runs `check` on a warm page that shows what a reader arriving now would see: a page kept
+   * from an earlier check (its renderer process and compiled scripts stay warm) only once it
+   * was wiped of everything that check left that could change a page: it is taken back to
+   * about:blank with its history reset, other pages (popups) closed, every cookie of its
+   * context deleted, and every storage of each origin its documents had (localStorage,
+   * sessionStorage, IndexedDB, Cache Storage, service workers...) cleared. The HTTP cache is
+   * kept only while each response in it must be asked for again (`no-cache`, validators:
+   * Chromium then gets a 304 or the new file from the server), or comes from vigie's own
+   * static server, which marks as reusable only content-hashed files; a check that stored any
+   * other response (a max-age, a heuristic lifetime, a prefetch) has the cache cleared after it.
+   * A check that throws does not give its page back. Side by side, each check has its own page.
+   * A check that opens with a saved state (`storageState`: a login) gets a fresh context, as
+   * every other check does: the wipe would delete the state it is meant to start from.
+   */
+  async withCleanPage<T>(check: (page: Page) => Promise<T>, options: BrowserContextOptions = {}): Promise<T> {
+    if (options.storageState !== undefined) return this.withPage((page) => check(page), options);
+    this.#active += 1;
+    this.#cancelIdle();
+    const key = JSON.stringify(options);
+    try {
+      const warm = (await this.#takeWarm(key)) ?? (await this.#makeWarm(key, options));
+      let result: T;
+      try {
+        result = await check(warm.page);
+      } catch (error) {
+        this.#closeInBackground(warm.context);
+        throw error;
+      }
+      this.#giveBack(warm);
+      return result;
+    } finally {
+      this.#active -= 1;
+      if (this.#active === 0) this.#armIdle();
+    }
+  }
+
+  async #makeWarm(key: string, options: BrowserContextOptions): Promise<WarmPage> {
+    const pair = (await this.#takeSpare(key)) ?? (await this.#makePair(options));
+    if (!pair) throw new Error("the browser closed while a check started");
+    const { context, page } = pair;
+    try {
+      const cdp = await context.newCDPSession(page);
+      // The wipe's empty document, made by the browser: only its path is intercepted.
+      cdp.on("Fetch.requestPaused", (event: { requestId: string }) => {
+        void cdp
+          .send("Fetch.fulfillRequest", {
+            requestId: event.requestId,
+            responseCode: 200,
+            responseHeaders: [
+              { name: "content-type", value: "text/html" },
+              { name: "cache-control", value: "no-store" },
+            ],
+            body: "",
+          })
+          .catch(() => undefined);
+      });
+      await cdp.send("Fetch.enable", { patterns: [{ urlPattern: `*/${BLANK}`, requestStage: "Request" }] });
+      const warm: WarmPage = { key, context, page, cdp, origins: new Set(), staleable: false, ready: Promise.resolve(true) };
+      const watch = (watched: Page) =>
+        watched.on("framenavigated", (frame) => {
+          const origin = originOf(frame.url());
+          if (origin) warm.origins.add(origin);
+        });
+      watch(page);
+      context.on("page", watch);
+      context.on("response", (response: Response) => {
+        if (warm.staleable) return;
+        const url = response.url();
+        const origin = originOf(url);
+        if (!origin) return;
+        const prefetch = /prefetch/i.test(response.request().headers()["sec-purpose"] ?? "");
+        if (!prefetch && servedByVigie(origin)) return;
+        if (reusableWithoutAsking(response.status(), response.headers(), prefetch)) warm.staleable = true;
+      });
+      return warm;
+    } catch (error) {
+      this.#closeInBackground(context);
+      throw error;
+    }
+  }
+
+  /** Wipes the page in the background and keeps it for the next check (closed when enough are kept). */
+  #giveBack(warm: WarmPage): void {
+    warm.ready = withTimeout(this.#wipe(warm), 10_000, async () => undefined).catch(() => false);
+    this.#warmPages.push(warm);
+    while (this.#warmPages.length > MAX_WARM_PAGES) {
+      const extra = this.#warmPages.shift();
+      if (extra) this.#closeInBackground(extra.context);
+    }
+  }
+
+  async #wipe(warm: WarmPage): Promise<boolean> {
+    const { page, context, cdp } = warm;
+    if (page.isClosed() || !this.running) return false;
+    for (const other of context.pages()) if (other !== page) await other.close().catch(() => undefined);
+    const origins = [...warm.origins];
+    warm.origins.clear();
+    // Off the site first, onto an empty document of its origin that the browser makes itself
+    // (the server is not asked): no script of the site runs (nor writes) while its storage is
+    // cleared, and sessionStorage, which belongs to the tab, is reached from there.
+    const here = originOf(page.url());
+    const last = here && origins.includes(here) ? here : undefined;
+    for (const origin of [...origins.filter((other) => other !== last), ...(last ? [last] : [])]) {
+      await page.goto(`${origin}/${BLANK}`, { timeout: 5000 });
+      await page.evaluate(() => sessionStorage.clear());
+    }
+    if (!origins.length) await page.goto("about:blank", { timeout: 5000 });
+    await context.clearCookies();
+    for (const origin of origins) await cdp.send("Storage.clearDataForOrigin", { origin, storageTypes: "all" });
+    if (warm.staleable) {
+      await cdp.send("Network.clearBrowserCache");
+      warm.staleable = false;
+    }
+    await cdp.send("Page.resetNavigationHistory");
+    // The blank documents' own navigations are not the next check's origins.
+    warm.origins.clear();
+    return !page.isClosed();
+  }
+
+  async #takeWarm(key: string): Promise<WarmPage | undefined> {
+    for (let index = this.#warmPages.findIndex((warm) => warm.key === key); index >= 0; ) {
+      const [warm] = this.#warmPages.splice(index, 1);
+      if (!warm) break;
+      if ((await warm.ready) && this.running && !warm.page.isClosed()) return warm;
+      this.#closeInBackground(warm.context);
+      index = this.#warmPages.findIndex((other) => other.key === key);
+    }
+    return undefined;
   }
 
   /** Contexts being closed after their check. */
@@ -187,6 +379,7 @@ export class BrowserSession {
   async close(): Promise<void> {
     this.#cancelIdle();
     await this.#dropSpare();
+    for (const warm of this.#warmPages.splice(0)) this.#closeInBackground(warm.context);
     await Promise.all(this.#closing);
     const browser = this.#browser ?? (await this.#launching?.catch(() => undefined));
     this.#browser = undefined;
