@@ -17,7 +17,7 @@ export interface ChangePlan {
   files: string[];
   /** Content files to lint, relative to the root; undefined: lint everything. Empty: no content changed. */
   lintFiles?: string[];
-  /** Whether `astro check` has anything to look at: a .ts, .tsx, .astro, script or config file changed. */
+  /** Whether `astro check` has anything to look at: a .ts, .tsx, .astro, script, config or lock file changed. */
   check: boolean;
   /**
    * Whether astro check must first run `astro sync` (as `astro check` does): false when the types
@@ -33,7 +33,9 @@ export interface ChangePlan {
 }
 
 const CHECKED = /\.(ts|tsx|mts|cts|astro|js|mjs|cjs|jsx|vue|svelte)$/i;
-const CONFIGS = /(^|\/)(tsconfig[^/]*\.json|package\.json|astro\.config\.\w+)$/;
+/** Config files and the packages' lock files: a change there can change any file's types. */
+const CONFIGS =
+  /(^|\/)(tsconfig[^/]*\.json|package\.json|astro\.config\.\w+|package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|bun\.lockb?)$/;
 /** Files every check depends on: a change there means checking everything. */
 const GLOBAL = /^(astro\.config\.\w+|vigie\.config\.json|src\/content\.config\.\w+|src\/content\/config\.\w+|package\.json)$/;
 const CONTENT = /\.(md|mdx|markdown|mdoc)$/i;
