@@ -162,7 +162,11 @@ export default async function (): Promise<string> {
   const saved = join(copy.root, "pages-record.json");
   try {
     writeFileSync(join(copy.root, ".gitignore"), "dist/\nnode_modules/\n.astro/\n.opencode/\nreport.json\npages-record.json\n");
-    writeFileSync(join(copy.root, "vigie.config.json"), JSON.stringify({ checks: {} }));
+    // Every default check; room for a build and a dev server slowed by other work on a shared machine.
+    writeFileSync(
+      join(copy.root, "vigie.config.json"),
+      JSON.stringify({ checks: {}, build: { timeoutS: 600 }, dev: { readyTimeoutS: 120 } }),
+    );
     git("init", "-q");
     git("add", ".");
     git("-c", "user.name=vigie", "-c", "user.email=vigie@localhost", "commit", "-q", "-m", "clean");
@@ -173,7 +177,7 @@ export default async function (): Promise<string> {
     };
     for (let round = 0; round < RUNS; round++) {
       full.push(await validate(copy));
-      copyFileSync(record, saved);
+      if (existsSync(record)) copyFileSync(record, saved);
       // A different kind first each round: none always runs just after the full run.
       for (let k = 0; k < CHANGES.length; k++) {
         const change = CHANGES[(k + round) % CHANGES.length] as (typeof CHANGES)[number];
@@ -233,7 +237,7 @@ export default async function (): Promise<string> {
   return [
     "## validate: the full run against `--changed` after one change of each kind",
     "",
-    `A copy of the blog under git, \`vigie.config.json\` \`{"checks":{}}\` (every default check, astro check on). ${RUNS} round${RUNS === 1 ? "" : "s"}: the full \`vigie validate\`, then for each kind of change (in a different order each round) the change, \`vigie validate --changed\` against the pages record of the round's full run, and \`git checkout -- .\`. Wall time of the CLI process (\`CI=1\`, \`--json\`), seconds.`,
+    `A copy of the blog under git, \`vigie.config.json\` with every default check (astro check on; a 600 s build timeout and 120 s for the dev server, for a loaded machine). ${RUNS} round${RUNS === 1 ? "" : "s"}: the full \`vigie validate\`, then for each kind of change (in a different order each round) the change, \`vigie validate --changed\` against the pages record of the round's full run, and \`git checkout -- .\`. Wall time of the CLI process (\`CI=1\`, \`--json\`), seconds.`,
     "",
     "| run | median | min | max | runs | target |",
     "|---|---|---|---|---|---|",
