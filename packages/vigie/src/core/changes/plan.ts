@@ -79,7 +79,7 @@ export function planChanges(project: Project, ref?: string): ChangePlan {
       ? `lint: ${plural(lintFiles.length, "content file")} (the changed ones and their translations)`
       : "lint: skipped, no content file changed",
     check
-      ? `astro check: a .ts, .astro, script or config file changed${sync ? "" : " (on the types .astro/ holds: no change can alter them)"}`
+      ? `astro check: a .ts, .astro, script, config or lock file changed${sync ? "" : " (on the types .astro/ holds: no change can alter them)"}`
       : "astro check: skipped, no .ts, .tsx, .astro or config file changed",
   ];
   return { ref: changes.ref, files, lintFiles, check, sync, notes };
