@@ -6,8 +6,11 @@ import { once } from "node:events";
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { runCheck } from "../packages/vigie/src/core/check/check.ts";
 import { stopDevServer } from "../packages/vigie/src/core/devServer/index.ts";
+import type { ValidateContext } from "../packages/vigie/src/core/validate/context.ts";
 import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
+import { checkFindings } from "../packages/vigie/src/core/validate/steps/check.ts";
 import { type BlogCopy, copyBlog, killGroup } from "../packages/vigie/test/support/blog.ts";
 
 const MAIN = join(import.meta.dirname, "..", "packages", "vigie", "src", "cli", "main.ts");
@@ -252,4 +255,31 @@ describe("vigie validate --changed: each fault as the only change", () => {
       }
     });
   }
+
+  // The one fault astro check alone sees: --changed must find exactly what the full check finds.
+  test("a type error in a .ts module: WARN from blog_build_check, with --changed, as the full astro check finds it", async () => {
+    const checked = { checks: { check: true } };
+    writeFileSync(join(copy.root, "vigie.config.json"), JSON.stringify(checked));
+    git("-c", "user.name=vigie", "-c", "user.email=vigie@localhost", "commit", "-q", "-am", "astro check on");
+    try {
+      append(join(copy.root, "src", "lib", "articles.ts"), 'export const readingSpeed: number = "fast";');
+      const { report, output } = await validateCopy(copy, checked, ["--changed"]);
+      const summary = report.findings.map((f) => `${f.severity} ${f.tool} ${f.page ?? ""} ${f.file ?? ""} ${f.message}`).join("\n");
+      assert.equal(report.verdict, "WARN", `${summary}\n${output.slice(-1500)}`);
+      assert.match(output, /--changed: 1 changed file .*src\/lib\/articles\.ts/);
+      // The build wrote the same types beside it: the check read them as they were.
+      assert.match(report.steps.find((step) => step.name === "astro check")?.summary ?? "", /1 errors.*on the types in \.astro\//);
+      const full = await runCheck(copy);
+      const fullFindings = checkFindings({ tool: (id: string) => `blog_${id}` } as ValidateContext, full.diagnostics);
+      assert.equal(fullFindings.length, 1, full.report);
+      assert.deepEqual(
+        report.findings.filter((f) => f.tool === "blog_build_check"),
+        fullFindings,
+      );
+      assert.match(fullFindings[0]?.file ?? "", /^src\/lib\/articles\.ts:\d+:\d+$/);
+    } finally {
+      git("checkout", "-q", "--", ".");
+      git("clean", "-fdq");
+    }
+  });
 });

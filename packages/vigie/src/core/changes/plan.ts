@@ -1,7 +1,8 @@
 // What a change asks to check: which content files to lint (the changed ones and their
 // translations), whether `astro check` must run, or everything when the change reaches
 // what every check depends on (the Astro, content or vigie config) or git cannot tell.
-import { relative, sep } from "node:path";
+import { existsSync } from "node:fs";
+import { join, relative, sep } from "node:path";
 import { readAstroSettings } from "../astro/astroConfig.ts";
 import { findCollections } from "../astro/collections.ts";
 import { readFrontmatter } from "../astro/frontmatter.ts";
@@ -16,8 +17,15 @@ export interface ChangePlan {
   files: string[];
   /** Content files to lint, relative to the root; undefined: lint everything. Empty: no content changed. */
   lintFiles?: string[];
-  /** Whether `astro check` has anything to look at: a .ts, .tsx, .astro, script or config file changed. */
+  /** Whether `astro check` has anything to look at: a .ts, .tsx, .astro, script, config or lock file changed. */
   check: boolean;
+  /**
+   * Whether astro check must first run `astro sync` (as `astro check` does): false when the types
+   * Astro generates in `.astro/` are there and no changed file can alter them (they follow the Astro
+   * and content config, which make everything run, the packages, and whether an actions file exists),
+   * so the check reads the same types without writing them again.
+   */
+  sync: boolean;
   /** Why everything runs, when it does (not in git, a config changed). */
   everything?: string;
   /** One line each: what was chosen and why, for the report. */
@@ -25,10 +33,15 @@ export interface ChangePlan {
 }
 
 const CHECKED = /\.(ts|tsx|mts|cts|astro|js|mjs|cjs|jsx|vue|svelte)$/i;
-const CONFIGS = /(^|\/)(tsconfig[^/]*\.json|package\.json|astro\.config\.\w+)$/;
+/** Config files and the packages' lock files: a change there can change any file's types. */
+const CONFIGS =
+  /(^|\/)(tsconfig[^/]*\.json|package\.json|astro\.config\.\w+|package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|bun\.lockb?)$/;
 /** Files every check depends on: a change there means checking everything. */
 const GLOBAL = /^(astro\.config\.\w+|vigie\.config\.json|src\/content\.config\.\w+|src\/content\/config\.\w+|package\.json)$/;
 const CONTENT = /\.(md|mdx|markdown|mdoc)$/i;
+/** Changed files that alter the types `astro sync` writes: the packages, tsconfig, an actions file. */
+const SYNCED =
+  /^(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|bun\.lockb?|tsconfig[^/]*\.json|src\/actions(\.\w+|\/.*))$/;
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
 
@@ -37,7 +50,7 @@ export function planChanges(project: Project, ref?: string): ChangePlan {
   const changes = gitChanges(project.root, ref);
   if (!changes.git) {
     const why = `${changes.reason}: no change to compare with, everything is checked`;
-    return { files: [], check: true, everything: why, notes: [why] };
+    return { files: [], check: true, sync: true, everything: why, notes: [why] };
   }
   const outDir = relative(project.root, readAstroSettings(project).outDir).split(sep).join("/");
   const state = relative(project.root, project.stateDir).split(sep).join("/");
@@ -47,9 +60,18 @@ export function planChanges(project: Project, ref?: string): ChangePlan {
   const global = files.find((file) => GLOBAL.test(file));
   if (global) {
     const why = `${global} changed: everything is checked`;
-    return { ref: changes.ref, files, check: true, everything: why, notes: [`${plural(files.length, "changed file")} (${against})`, why] };
+    return {
+      ref: changes.ref,
+      files,
+      check: true,
+      sync: true,
+      everything: why,
+      notes: [`${plural(files.length, "changed file")} (${against})`, why],
+    };
   }
   const check = files.some((file) => CHECKED.test(file) || CONFIGS.test(file));
+  const generated = existsSync(join(project.root, ".astro", "types.d.ts"));
+  const sync = !generated || files.some((file) => SYNCED.test(file));
   const lintFiles = contentToLint(project, changes.ref, files, new Set(changes.deleted));
   const notes = [
     `${plural(files.length, "changed file")} (${against})${files.length ? `: ${files.slice(0, 5).join(", ")}${files.length > 5 ? ", …" : ""}` : ""}`,
@@ -57,10 +79,10 @@ export function planChanges(project: Project, ref?: string): ChangePlan {
       ? `lint: ${plural(lintFiles.length, "content file")} (the changed ones and their translations)`
       : "lint: skipped, no content file changed",
     check
-      ? "astro check: a .ts, .astro, script or config file changed"
+      ? `astro check: a .ts, .astro, script, config or lock file changed${sync ? "" : " (on the types .astro/ holds: no change can alter them)"}`
       : "astro check: skipped, no .ts, .tsx, .astro or config file changed",
   ];
-  return { ref: changes.ref, files, lintFiles, check, notes };
+  return { ref: changes.ref, files, lintFiles, check, sync, notes };
 }
 
 /** Changed content files that still exist, and the translations (same collection and key) of every changed one. */

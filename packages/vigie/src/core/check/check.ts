@@ -63,6 +63,11 @@ export interface CheckResult {
 
 export interface CheckOptions {
   command?: string[];
+  /**
+   * Read the types already in `.astro/` instead of writing them first (`astro check --noSync`):
+   * only when nothing that `astro sync` reads has changed since they were written.
+   */
+  noSync?: boolean;
   timeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -135,7 +140,7 @@ export async function runCheck(project: Project, options: CheckOptions = {}): Pr
     const missing = missingCheckPackages(project);
     if (missing.length > 0) throw new CheckUnavailableError(missing);
   }
-  const run = await runCommand(options.command ?? CHECK_COMMAND, {
+  const run = await runCommand(options.command ?? (options.noSync ? [...CHECK_COMMAND, "--noSync"] : CHECK_COMMAND), {
     cwd: project.root,
     timeoutMs: options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
     signal: options.signal,

@@ -17,7 +17,7 @@ export function changeScope(project: Parameters<typeof planChanges>[0], ref?: st
   if (plan.everything) return { plan, scope: {} };
   const scope: ChangeScope = {
     files: plan.lintFiles ?? [],
-    check: plan.check ? { run: true, why: "" } : { run: false, why: "no .ts, .tsx, .astro or config file changed" },
+    check: plan.check ? { run: true, why: "", sync: plan.sync } : { run: false, why: "no .ts, .tsx, .astro or config file changed" },
     pages: async (built) => {
       const universe = builtPagePaths(built.outDir, built.base, readAstroSettings(project).trailingSlash);
       const selection = choosePages(project, built.outDir, built.base, universe);

@@ -37,8 +37,11 @@ export interface PageChoice {
 export interface ChangeScope {
   /** Lint reports only these files or folders (relative to the root); translations are still looked up everywhere. */
   files?: string[];
-  /** Whether astro check runs; `why` is the step's summary when it does not ("no .ts, .astro or config file changed"). */
-  check?: { run: boolean; why: string };
+  /**
+   * Whether astro check runs; `why` is the step's summary when it does not ("no .ts, .astro or config
+   * file changed"); `sync: false` when it reads the types already in .astro/ (`astro check --noSync`).
+   */
+  check?: { run: boolean; why: string; sync?: boolean };
   /** After the build: the pages crawl and perf load. Undefined (or no answer) keeps the whole crawl. */
   pages?: (built: BuiltSite) => Promise<PageChoice | undefined>;
 }

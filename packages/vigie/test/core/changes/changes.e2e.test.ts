@@ -3,8 +3,8 @@
 // between the two builds), the content files to lint, and whether astro check must run.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Answer } from "../../../src/core/answer.ts";
 import { sharedSession } from "../../../src/core/browser/session.ts";
@@ -107,11 +107,33 @@ describe("--changed on real builds of the blog", { timeout: 600_000 }, () => {
     assert.ok(unrelated.length >= 5, `only ${unrelated.length} English articles left unchosen: ${selection.reason}`);
   });
 
+  test("astro check syncs first when a change can alter the types .astro/ holds: a lock, tsconfig, an actions file", () => {
+    const cases: [string, string][] = [
+      ["package-lock.json", "{}\n"],
+      ["tsconfig.json", `${readFileSync(join(copy.root, "tsconfig.json"), "utf8")}\n`],
+      ["src/actions/index.ts", "export const server = {};\n"],
+    ];
+    for (const [file, text] of cases) {
+      try {
+        mkdirSync(dirname(join(copy.root, file)), { recursive: true });
+        writeFileSync(join(copy.root, file), text);
+        const plan = planChanges(copy);
+        assert.equal(plan.check, true, file);
+        assert.equal(plan.sync, true, `${file}: ${plan.notes.join("; ")}`);
+      } finally {
+        git("checkout", "-q", "--", ".");
+        git("clean", "-fdq");
+      }
+    }
+  });
+
   test("a shared component's markup: every page that renders it, and astro check", async () => {
     const { plan, selection, truth, now } = await afterEdit(COMPONENT, (text) =>
       text.replace(/<(div|figure|pre|section)\b/, '<$1 data-probe="1"'),
     );
     assert.equal(plan.check, true);
+    // The build wrote .astro/'s types and no change can alter them: the check reads them as they are.
+    assert.equal(plan.sync, false, plan.notes.join("\n"));
     assert.deepEqual(plan.lintFiles, []);
     const rendering = [...now].filter(([, html]) => html.includes('data-probe="1"')).map(([path]) => path);
     assert.ok(rendering.length >= 8, `the component is on ${rendering.length} pages`);

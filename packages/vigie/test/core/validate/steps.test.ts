@@ -11,13 +11,13 @@ import type { BuildResult } from "../../../src/core/build/build.ts";
 import type { ValidateContext } from "../../../src/core/validate/context.ts";
 import type { Finding } from "../../../src/core/validate/findings.ts";
 import { buildFindings } from "../../../src/core/validate/steps/build.ts";
-import { checkFindings } from "../../../src/core/validate/steps/check.ts";
+import { checkFindings, checkStep } from "../../../src/core/validate/steps/check.ts";
 import { judgePage } from "../../../src/core/validate/steps/crawl.ts";
 import { startFailed } from "../../../src/core/validate/steps/dev.ts";
 import { linkFinding } from "../../../src/core/validate/steps/links.ts";
-import { lintFindings } from "../../../src/core/validate/steps/lint.ts";
+import { lintFindings, lintStep } from "../../../src/core/validate/steps/lint.ts";
 import { budgetFindings, figureOf } from "../../../src/core/validate/steps/perf.ts";
-import { routeFinding } from "../../../src/core/validate/steps/routes.ts";
+import { routeFinding, routesStep } from "../../../src/core/validate/steps/routes.ts";
 import { STARLIGHT_MARKUP } from "../../../src/core/validate/triage.ts";
 
 const SITE: SiteFacts = {
@@ -182,6 +182,29 @@ describe("links", () => {
     });
     assert.equal(finding.origin, STARLIGHT_MARKUP);
     assert.match(finding.fix, /"page": "\/404\.html"/);
+  });
+});
+
+describe("under --changed", () => {
+  const changed = (changes: NonNullable<ValidateContext["options"]["changes"]>) =>
+    ({ ...context(), options: { changes } }) as unknown as ValidateContext;
+
+  test("lint does not run when no content file changed, and runs on the changed ones", () => {
+    assert.equal(lintStep.skip(changed({ files: [] })), "no content file changed");
+    assert.equal(lintStep.skip(changed({ files: ["src/content/articles/en/a.mdx"] })), undefined);
+    assert.equal(lintStep.skip(changed({})), undefined);
+  });
+
+  test("astro check: skipped with its reason; the critical routes wait for it only when it writes .astro/", () => {
+    assert.equal(
+      checkStep.skip(changed({ check: { run: false, why: "no .ts, .tsx, .astro or config file changed" } })),
+      "no .ts, .tsx, .astro or config file changed",
+    );
+    assert.equal(checkStep.skip(changed({ check: { run: true, why: "", sync: false } })), undefined);
+    assert.deepEqual(routesStep.alsoAfter?.(changed({ check: { run: true, why: "", sync: false } })), []);
+    assert.deepEqual(routesStep.alsoAfter?.(changed({ check: { run: true, why: "", sync: true } })), ["astro check"]);
+    assert.deepEqual(routesStep.alsoAfter?.(changed({})), ["astro check"]);
+    assert.deepEqual(routesStep.alsoAfter?.({ ...context(), options: {} } as unknown as ValidateContext), ["astro check"]);
   });
 });
 

@@ -22,7 +22,12 @@ export const lintStep: Step = {
   name: "lint",
   tool: "build_lint",
   after: [],
-  skip: (ctx) => (!firstShard(ctx) ? "done by shard 1" : enabled(ctx, "lint") ? undefined : "disabled in vigie.config.json"),
+  skip(ctx) {
+    if (!firstShard(ctx)) return "done by shard 1";
+    if (!enabled(ctx, "lint")) return "disabled in vigie.config.json";
+    // --changed reports only the changed content files' problems: with none, there is nothing to report.
+    return ctx.options.changes?.files?.length === 0 ? "no content file changed" : undefined;
+  },
   async run(ctx) {
     const only = ctx.options.changes?.files;
     const result = await lint(ctx.project, { signal: ctx.options.signal, ...(only ? { only } : {}) });

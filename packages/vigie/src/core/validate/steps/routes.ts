@@ -29,8 +29,10 @@ export function routeFinding(ctx: ValidateContext, route: string, response: numb
 export const routesStep: Step = {
   name: "critical routes",
   tool: "dev_http_get",
-  // Astro's build and check sync .astro/, which restarts the dev server: ask once they are done.
-  after: ["dev server", "lint", "build", "astro check"],
+  // Astro's build and check sync .astro/, which restarts the dev server: ask once they are done
+  // (a check that reads .astro/ as it is, under --changed, writes nothing there).
+  after: ["dev server", "lint", "build"],
+  alsoAfter: (ctx) => (ctx.options.changes?.check?.sync === false ? [] : ["astro check"]),
   skip: (ctx) => (!liveUrl(ctx) ? "no server to ask" : firstShard(ctx) ? undefined : "done by shard 1"),
   async run(ctx) {
     const url = liveUrl(ctx) as string;
