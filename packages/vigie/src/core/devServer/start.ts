@@ -128,19 +128,39 @@ export async function startDevServer(project: Project, options: StartOptions = {
       const error = `preview needs a build: there is no ${relativePath(project, outDir)}/ folder`;
       return { kind: "failed", error, reason: "needs-build" };
     }
-    const chosen = await choosePort(options.port);
-    if ("kind" in chosen) return chosen;
-    const result = await spawnAndWait(project, {
-      command,
-      mode,
-      port: chosen.port,
-      timeoutMs,
-      signal: options.signal,
-      env: { VIGIE_DEV_OWNER: options.ownerPid ? String(options.ownerPid) : "", ...options.env },
-    });
-    if (chosen.note && result.kind === "started") result.portNote = chosen.note;
-    return result;
+    // Between the bind test and the server's own listen (seconds, for `astro preview`),
+    // another process may take a free port: without an asked port, the next free one is tried.
+    let lost: number | undefined;
+    for (let attempt = 1; ; attempt++) {
+      const chosen = await choosePort(options.port);
+      if ("kind" in chosen) return chosen;
+      const result = await spawnAndWait(project, {
+        command,
+        mode,
+        port: chosen.port,
+        timeoutMs,
+        signal: options.signal,
+        env: { VIGIE_DEV_OWNER: options.ownerPid ? String(options.ownerPid) : "", ...options.env },
+      });
+      if (options.port === undefined && attempt < PORT_RACE_ATTEMPTS && lostPortRace(result)) {
+        lost = chosen.port;
+        continue;
+      }
+      if (result.kind === "started") {
+        if (lost !== undefined)
+          result.portNote = `port ${lost} was taken by another process while the server started; ${chosen.port} was used`;
+        else if (chosen.note) result.portNote = chosen.note;
+      }
+      return result;
+    }
   });
+}
+
+const PORT_RACE_ATTEMPTS = 3;
+
+/** The server exited during start because its port was taken meanwhile. */
+function lostPortRace(result: StartResult): boolean {
+  return result.kind === "failed" && result.reason === "exited" && result.logTail.some((line) => /EADDRINUSE/.test(line));
 }
 
 function checkCommand(command: readonly string[]): string[] {
