@@ -5,16 +5,16 @@
 // click the tab by its ref; press the key; read the console). Both over stdio through the MCP
 // SDK's client on the blog's production preview, one run: calls, bytes of the answers, and
 // whether they name the error and its source.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { copyBlog, runAstro, serveBlog } from "../packages/vigie/test/support/blog.ts";
-import { connect, disconnect, type Server } from "./js-errors-vs.bench.ts";
+import { breakTabsKeyboard } from "../packages/vigie/test/support/faults.ts";
+import { connect, disconnect, playwrightMcpArgs, type Server } from "./js-errors-vs.bench.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const CHROMIUM = "/usr/bin/chromium";
 const PATH = "/en/articles/small-tool-answers/";
-const TABS = "src/components/Tabs.astro";
 
 async function call(server: Server, name: string, args: Record<string, unknown>): Promise<string> {
   const result = (await server.client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as {
@@ -32,36 +32,13 @@ export default async function (): Promise<string> {
   const servers: Server[] = [];
   let preview: Awaited<ReturnType<typeof serveBlog>> | undefined;
   try {
-    const tabs = join(copy.root, TABS);
-    writeFileSync(
-      tabs,
-      readFileSync(tabs, "utf8").replace(
-        "const target = moves[event.key];",
-        'if (event.key.startsWith("Arrow")) throw new Error("tab keyboard navigation broke");\n      const target = moves[event.key];',
-      ),
-    );
+    breakTabsKeyboard(copy.root, "tab keyboard navigation broke");
     await runAstro(copy.root, ["build"]);
     preview = await serveBlog(copy.root, "preview");
     const url = `${preview.url}${PATH}`;
     const vigie = await connect("vigie", [join(ROOT, "packages/vigie/src/cli/main.ts"), "mcp"], copy.root, () => []);
     servers.push(vigie);
-    const playwright = await connect(
-      "Playwright MCP",
-      [
-        join(ROOT, "node_modules/@playwright/mcp/cli.js"),
-        "--headless",
-        "--isolated",
-        "--browser",
-        "chromium",
-        "--executable-path",
-        CHROMIUM,
-        "--no-sandbox",
-        "--output-dir",
-        join(scratch, "playwright-mcp"),
-      ],
-      scratch,
-      () => [],
-    );
+    const playwright = await connect("Playwright MCP", playwrightMcpArgs(scratch), scratch, () => []);
     servers.push(playwright);
 
     // Each server launches its Chromium once, outside the figures.

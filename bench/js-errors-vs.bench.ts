@@ -47,6 +47,22 @@ export async function connect(name: string, args: string[], cwd: string, calls: 
   return { name, client, transport, calls };
 }
 
+/** Playwright MCP's command line: headless, isolated, on this machine's Chromium, its files under `scratch`. */
+export function playwrightMcpArgs(scratch: string): string[] {
+  return [
+    join(ROOT, "node_modules/@playwright/mcp/cli.js"),
+    "--headless",
+    "--isolated",
+    "--browser",
+    "chromium",
+    "--executable-path",
+    CHROMIUM,
+    "--no-sandbox",
+    "--output-dir",
+    join(scratch, "playwright-mcp"),
+  ];
+}
+
 export async function disconnect(server: Server): Promise<void> {
   const pid = server.transport.pid;
   await server.client.close().catch(() => undefined);
@@ -117,27 +133,11 @@ export default async function (): Promise<string> {
           ["list_network_requests", {}],
         ],
       ),
-      await connect(
-        "Playwright MCP",
-        [
-          join(ROOT, "node_modules/@playwright/mcp/cli.js"),
-          "--headless",
-          "--isolated",
-          "--browser",
-          "chromium",
-          "--executable-path",
-          CHROMIUM,
-          "--no-sandbox",
-          "--output-dir",
-          join(scratch, "playwright-mcp"),
-        ],
-        scratch,
-        (url) => [
-          ["browser_navigate", { url }],
-          ["browser_console_messages", {}],
-          ["browser_network_requests", {}],
-        ],
-      ),
+      await connect("Playwright MCP", playwrightMcpArgs(scratch), scratch, (url) => [
+        ["browser_navigate", { url }],
+        ["browser_console_messages", {}],
+        ["browser_network_requests", {}],
+      ]),
     );
 
     const rows: string[] = [];

@@ -1,5 +1,5 @@
 // Pages that break in the browser in one known way each, added to a copy of the blog.
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const page = (title: string, body: string) =>
@@ -25,6 +25,21 @@ export function addFaultPages(root: string): void {
   const dir = join(root, "src", "pages", "faults");
   mkdirSync(dir, { recursive: true });
   for (const [name, content] of Object.entries(FAULT_PAGES)) writeFileSync(join(dir, `${name}.astro`), content);
+}
+
+/** The blog's Tabs component, relative to a copy's root. */
+export const TABS = "src/components/Tabs.astro";
+
+/** Breaks the Tabs' keyboard navigation in a copy: an arrow key throws `message`. */
+export function breakTabsKeyboard(root: string, message: string): void {
+  const tabs = join(root, TABS);
+  writeFileSync(
+    tabs,
+    readFileSync(tabs, "utf8").replace(
+      "const target = moves[event.key];",
+      `if (event.key.startsWith("Arrow")) throw new Error(${JSON.stringify(message)});\n      const target = moves[event.key];`,
+    ),
+  );
 }
 
 /** Appends text to an article of the copy (e.g. an invalid diagram, or `{foo bar}` in prose). */

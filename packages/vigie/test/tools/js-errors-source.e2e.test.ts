@@ -14,12 +14,11 @@ import { findTool } from "../../src/tools/registry.ts";
 import { runTool } from "../../src/tools/run.ts";
 import { call, freePort, killEverythingIn } from "../core/devServer/helpers.ts";
 import { type BlogCopy, copyBlog } from "../support/blog.ts";
-import { addFaultPages, appendToArticle, INVALID_FLOWCHART } from "../support/faults.ts";
+import { addFaultPages, appendToArticle, breakTabsKeyboard, INVALID_FLOWCHART, TABS } from "../support/faults.ts";
 
 const DIAGRAM_ARTICLE = "src/content/articles/en/mermaid-in-the-browser.mdx";
 const BROKEN_ARTICLE = "src/content/articles/en/orphan-dev-servers.mdx";
 const COMPONENT = "src/components/ThrowsOnLoad.astro";
-const TABS = "src/components/Tabs.astro";
 
 /** The 1-based line of the last line of `file` that contains `text`. */
 function lineOf(root: string, file: string, text: string): number {
@@ -60,14 +59,7 @@ describe("js_errors findings point at their source (dev server of a blog copy)",
     writeFileSync(article, `${text}\n\n<ThrowsOnLoad />\n\n![A picture that is not there](/images/not-there.png)\n`);
     appendToArticle(copy.root, "en", "mermaid-in-the-browser", INVALID_FLOWCHART);
     // The Tabs' keyboard navigation broken: an arrow key throws.
-    const tabs = join(copy.root, TABS);
-    writeFileSync(
-      tabs,
-      readFileSync(tabs, "utf8").replace(
-        "const target = moves[event.key];",
-        'if (event.key.startsWith("Arrow")) throw new Error("tab keyboard navigation broke on purpose");\n      const target = moves[event.key];',
-      ),
-    );
+    breakTabsKeyboard(copy.root, "tab keyboard navigation broke on purpose");
     addFaultPages(copy.root);
     const started = await call(copy, "start", { port: await freePort() });
     assert.equal(started.status, "started", JSON.stringify(started));
