@@ -105,8 +105,37 @@ async function pendingIslands(page: Page): Promise<number> {
 /** No island hydrated for this long: the others are not going to. */
 const STALLED_MS = 1000;
 
+/**
+ * Run in every page before its own scripts (an init script of each context the session makes):
+ * counts what can react to the reader's scrolling, so that a page with none of it is not
+ * scrolled. Elements given to an IntersectionObserver (lazy content, `client:visible`, reveal
+ * effects) and scroll or wheel listeners on the window or the document are counted. Only
+ * IntersectionObserver's `observe` and `addEventListener` are wrapped, each calling the
+ * browser's own.
+ */
+export const SCROLL_WATCH = `(() => {
+  const key = Symbol.for("vigie.scrollWatch");
+  if (window[key]) return;
+  const state = { observed: 0, listeners: 0 };
+  Object.defineProperty(window, key, { value: state });
+  const scrolling = new Set(["scroll", "scrollend", "wheel"]);
+  const IO = window.IntersectionObserver;
+  if (IO) {
+    const observe = IO.prototype.observe;
+    IO.prototype.observe = function (target) { state.observed += 1; return observe.apply(this, arguments); };
+    IO.prototype.observe.toString = () => observe.toString();
+  }
+  const proto = EventTarget.prototype;
+  const add = proto.addEventListener;
+  proto.addEventListener = function (type, listener) {
+    if ((this === window || this === document) && scrolling.has(String(type))) state.listeners += 1;
+    return add.apply(this, arguments);
+  };
+  proto.addEventListener.toString = () => add.toString();
+})();`;
+
 export interface ReadOptions {
-  /** Pause after each scroll step. Default 60 ms. */
+  /** Longest pause after each scroll step (two frames, when they come sooner). Default 60 ms. */
   stepMs?: number;
   /** Most scroll steps. Default 40. */
   maxSteps?: number;
@@ -115,15 +144,34 @@ export interface ReadOptions {
 /**
  * Does what a reader does: scrolls to the end in steps of 80 % of the viewport, scrolls
  * each island still waiting to be seen into view, waits for `client:idle`/`client:load`
- * islands until `deadline`, then scrolls back to the top. Never throws.
+ * islands until `deadline`, then scrolls back to the top. A page on which nothing can react
+ * to scrolling (no lazy image or frame, no element observed for visibility, no scroll
+ * listener, as SCROLL_WATCH counted them) is not scrolled; a page without the watch is.
+ * Never throws.
  */
 export async function readPage(page: Page, deadline: number, options: ReadOptions = {}): Promise<void> {
   const stepMs = options.stepMs ?? 60;
   const maxSteps = options.maxSteps ?? 40;
-  await page
+  const scrolled = await page
     .evaluate(
       async ({ stepMs, maxSteps, until }) => {
-        const pause = () => new Promise((resolve) => setTimeout(resolve, stepMs));
+        const watch = (window as unknown as Record<symbol, { observed: number; listeners: number } | undefined>)[
+          Symbol.for("vigie.scrollWatch")
+        ];
+        const reacts =
+          !watch ||
+          watch.observed > 0 ||
+          watch.listeners > 0 ||
+          window.onscroll !== null ||
+          window.onwheel !== null ||
+          document.querySelector('[loading="lazy" i], astro-island[ssr][client="visible"]') !== null;
+        if (!reacts) return false;
+        // Two frames (the scroll is laid out, visibility observers are told), or stepMs if frames lag.
+        const pause = () =>
+          new Promise((resolve) => {
+            setTimeout(resolve, stepMs);
+            requestAnimationFrame(() => requestAnimationFrame(resolve));
+          });
         const root = document.scrollingElement ?? document.documentElement;
         for (let step = 0; step < maxSteps && Date.now() < until; step += 1) {
           if (window.scrollY + window.innerHeight >= root.scrollHeight - 1) break;
@@ -136,10 +184,11 @@ export async function readPage(page: Page, deadline: number, options: ReadOption
           island.scrollIntoView({ block: "center" });
           await pause();
         }
+        return true;
       },
       { stepMs, maxSteps, until: Date.now() + Math.max(0, deadline - Date.now()) },
     )
-    .catch(() => undefined);
+    .catch(() => true);
   // Waits while islands still hydrate: until none is pending, or none has hydrated for
   // STALLED_MS (an island whose code threw never will).
   let pending = await pendingIslands(page);
@@ -154,7 +203,7 @@ export async function readPage(page: Page, deadline: number, options: ReadOption
       { timeoutMs: Math.max(0, deadline - Date.now()), intervalMs: 50 },
     );
   }
-  await page.evaluate(() => window.scrollTo(0, 0)).catch(() => undefined);
+  if (scrolled) await page.evaluate(() => window.scrollTo(0, 0)).catch(() => undefined);
 }
 
 /** The page's islands, each hydrated or with why not; the errors raised in an island's code are given its name. */

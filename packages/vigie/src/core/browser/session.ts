@@ -7,6 +7,7 @@ import { onExit } from "../process/exitHooks.ts";
 import { commandOf, listProcesses } from "../process/inspect.ts";
 import { servedByVigie } from "../staticServer.ts";
 import { sleep, withTimeout } from "../wait.ts";
+import { SCROLL_WATCH } from "./islands.ts";
 import { launchChromium } from "./launch.ts";
 
 /**
@@ -191,8 +192,8 @@ export class BrowserSession {
   /**
    * Runs `check` on a warm page that shows what a reader arriving now would see: a page kept
    * from an earlier check (its renderer process and compiled scripts stay warm) only once it
-   * was wiped of everything that check left that could change a page: it is taken back to
-   * about:blank with its history reset, other pages (popups) closed, every cookie of its
+   * was wiped of everything that check left that could change a page: its scripts stopped
+   * first, it is taken to about:blank with its history reset, other pages (popups) closed, every cookie of its
    * context deleted, and every storage of each origin its documents had (localStorage,
    * sessionStorage, IndexedDB, Cache Storage, service workers...) cleared. The HTTP cache is
    * kept only while each response in it must be asked for again (`no-cache`, validators:
@@ -286,16 +287,25 @@ export class BrowserSession {
     for (const other of context.pages()) if (other !== page) await other.close().catch(() => undefined);
     const origins = [...warm.origins];
     warm.origins.clear();
-    // Off the site first, onto an empty document of its origin that the browser makes itself
-    // (the server is not asked): no script of the site runs (nor writes) while its storage is
-    // cleared, and sessionStorage, which belongs to the tab, is reached from there.
-    const here = originOf(page.url());
-    const last = here && origins.includes(here) ? here : undefined;
-    for (const origin of [...origins.filter((other) => other !== last), ...(last ? [last] : [])]) {
-      await page.goto(`${origin}/${BLANK}`, { timeout: 5000 });
-      await page.evaluate(() => sessionStorage.clear());
+    // No script of the site runs from here on (a timer, an unload handler), nor writes again
+    // what is being cleared; the page's own scripts are run again once it is off the site.
+    await cdp.send("Emulation.setScriptExecutionDisabled", { value: true });
+    try {
+      // sessionStorage belongs to the tab: cleared for each origin a frame of the page still has,
+      // else from an empty document of that origin that the browser makes itself (the server is
+      // not asked).
+      for (const origin of origins) {
+        const storageId = { securityOrigin: origin, isLocalStorage: false };
+        const items = await cdp.send("DOMStorage.getDOMStorageItems", { storageId }).catch(() => undefined);
+        if (!items) {
+          await page.goto(`${origin}/${BLANK}`, { timeout: 5000 });
+          await cdp.send("DOMStorage.clear", { storageId });
+        } else if (items.entries.length) await cdp.send("DOMStorage.clear", { storageId });
+      }
+      await cdp.send("Page.navigate", { url: "about:blank" });
+    } finally {
+      await cdp.send("Emulation.setScriptExecutionDisabled", { value: false }).catch(() => undefined);
     }
-    if (!origins.length) await page.goto("about:blank", { timeout: 5000 });
     await context.clearCookies();
     for (const origin of origins) await cdp.send("Storage.clearDataForOrigin", { origin, storageTypes: "all" });
     if (warm.staleable) {
@@ -333,6 +343,8 @@ export class BrowserSession {
     const browser = await this.browser();
     const context = await withTimeout(browser.newContext({ ignoreHTTPSErrors: true, ...options }), 30_000, async () => undefined);
     try {
+      // What can react to scrolling is counted from the first script on: readPage scrolls only then.
+      await context.addInitScript(SCROLL_WATCH);
       return { context, page: await withTimeout(context.newPage(), 30_000, async () => undefined) };
     } catch (error) {
       await context.close().catch(() => undefined);

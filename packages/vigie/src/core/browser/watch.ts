@@ -97,7 +97,7 @@ export interface CheckOptions {
   warnings?: boolean;
   /** Navigation timeout. Default 15 s. */
   navigationTimeoutMs?: number;
-  /** How long the network must stay quiet after load. Default 150 ms. */
+  /** How long the network must stay quiet once the page's work after its load has run (afterLoad). Default 50 ms. */
   quietMs?: number;
   /** Cap on waiting for the network and for diagrams after load. Default 8 s. */
   settleTimeoutMs?: number;
@@ -309,6 +309,40 @@ function collect(page: Page, options: CheckOptions) {
   };
 }
 
+/**
+ * How long the network must stay quiet, by default, once the page's work after its load has
+ * run: a built page's own requests have started by then; a dev server also pushes errors to
+ * the page over its websocket after the load (Vite's overlay), which takes longer.
+ */
+const QUIET_MS = 50;
+const DEV_QUIET_MS = 150;
+
+/**
+ * In the page, after its load: two frames and an idle callback, so that what the page does
+ * once loaded (load handlers, frames, visibility observers, `client:idle` islands, idle work)
+ * has run and started its requests. At most `capMs` (a busy page gets no idle time). Says
+ * whether the page is served by a dev server (it loads Vite's client).
+ */
+async function afterLoad(page: Page, capMs = 250): Promise<{ dev: boolean }> {
+  const dev = await page
+    .evaluate(
+      (capMs) =>
+        new Promise<boolean>((resolve) => {
+          const dev = () => document.querySelector('script[src*="/@vite/client"]') !== null;
+          setTimeout(() => resolve(dev()), capMs);
+          requestAnimationFrame(() =>
+            requestAnimationFrame(() => {
+              if (typeof requestIdleCallback === "function") requestIdleCallback(() => resolve(dev()), { timeout: capMs });
+              else setTimeout(() => resolve(dev()), 0);
+            }),
+          );
+        }),
+      capMs,
+    )
+    .catch(() => false);
+  return { dev };
+}
+
 async function waitForQuiet(collector: ReturnType<typeof collect>, quietMs: number, deadline: number): Promise<boolean> {
   const quiet = () => collector.inflight() === 0 && collector.quietFor() >= quietMs;
   return (await waitUntil(quiet, { timeoutMs: deadline - Date.now(), intervalMs: 25 })) ?? false;
@@ -492,11 +526,12 @@ async function navigate(
       // Without <ClientRouter />, the click loads a new document and ends this evaluation.
       .catch((error: Error) => (swaps ? clip(error.message.split("\n")[0] ?? "failed", 120) : undefined));
     if (!swaps) await page.waitForLoadState("load", { timeout: NAVIGATION_TIMEOUT_MS }).catch(() => undefined);
+    const quietMs = options.quietMs ?? ((await afterLoad(page)).dev ? DEV_QUIET_MS : QUIET_MS);
     const deadline = Date.now() + NAVIGATION_TIMEOUT_MS;
-    await waitForQuiet(collector, options.quietMs ?? 150, deadline);
+    await waitForQuiet(collector, quietMs, deadline);
     if (options.read) {
       await readPage(page, Math.min(deadline, Date.now() + READ_TIMEOUT_MS));
-      await waitForQuiet(collector, options.quietMs ?? 150, Math.max(deadline, Date.now() + 1000));
+      await waitForQuiet(collector, quietMs, Math.max(deadline, Date.now() + 1000));
     }
     const landed = new URL(page.url()).pathname;
     const wrong = landed !== to ? `ended on ${landed}` : undefined;
@@ -552,6 +587,8 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
       ? `the page did not finish loading within ${(options.navigationTimeoutMs ?? 15_000) / 1000} s`
       : clip(message, 200);
   }
+  /** How long the network must stay quiet: set once the page is loaded (longer on a dev server). */
+  let quietMs = options.quietMs ?? QUIET_MS;
   if (!incomplete) {
     const deadline = Date.now() + settleTimeout;
     // The page may reload itself once settled (a dev server that optimised dependencies):
@@ -559,8 +596,10 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
     for (let seen = -1; seen !== collector.navigations() && !incomplete; ) {
       seen = collector.navigations();
       if (seen > 1) await page.waitForLoadState("load", { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
+      const { dev } = await afterLoad(page, Math.min(250, Math.max(1, deadline - Date.now())));
+      quietMs = options.quietMs ?? (dev ? DEV_QUIET_MS : QUIET_MS);
       if (!(await waitForDiagrams(page, deadline))) incomplete = `diagrams were still being drawn after ${settleTimeout / 1000} s`;
-      else if (!(await waitForQuiet(collector, options.quietMs ?? 150, deadline)))
+      else if (!(await waitForQuiet(collector, quietMs, deadline)))
         incomplete = `the network was still busy after ${settleTimeout / 1000} s`;
     }
   }
@@ -568,7 +607,7 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
     const deadline = Date.now() + Math.min(settleTimeout, READ_TIMEOUT_MS);
     await readPage(page, deadline);
     // What scrolling started (islands' modules, lazy images) settles too.
-    await waitForQuiet(collector, options.quietMs ?? 150, Math.max(deadline, Date.now() + 1000));
+    await waitForQuiet(collector, quietMs, Math.max(deadline, Date.now() + 1000));
   }
   const actions =
     options.actions?.length && !incomplete && !page.isClosed() && status > 0 && status < 400
@@ -577,7 +616,7 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
           settle: async () => {
             // Events the step caused reach us before this round trip returns; then its requests settle.
             await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 50)))).catch(() => undefined);
-            await waitForQuiet(collector, options.quietMs ?? 150, Date.now() + ACTION_SETTLE_MS);
+            await waitForQuiet(collector, quietMs, Date.now() + ACTION_SETTLE_MS);
           },
         })
       : undefined;
@@ -585,10 +624,13 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
     options.follow && !incomplete && !page.isClosed() && status > 0 && status < 400
       ? await navigate(page, collector, options, options.follow)
       : [];
-  const mermaid = await mermaidFailures(page);
-  const overlay = await devErrorPage(page, status);
-  const title = await page.title().catch(() => undefined);
-  const icons = await declaredIcons(page);
+  // Read side by side: one round trip to the page rather than four.
+  const [mermaid, overlay, title, icons] = await Promise.all([
+    mermaidFailures(page),
+    devErrorPage(page, status),
+    page.title().catch(() => undefined),
+    declaredIcons(page),
+  ]);
   const seen = collector.stop((failed) => isUndeclaredFavicon(failed, icons));
   const devError = overlay && ownDevError(status, url, seen.failedRequests, overlay) ? overlay.error : undefined;
   // A failed diagram also surfaces as a console error or mermaid's opaque "Object" page

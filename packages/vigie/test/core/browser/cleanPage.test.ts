@@ -90,8 +90,19 @@ describe("js_errors' warm page between checks", () => {
       // The blank page the warm page waited on is the one entry left before this check's.
       assert.equal(await session.withCleanPage((page) => page.evaluate(() => history.length)), 1);
     }
-    assert.equal(pages.size, 1, "the same warm page each time");
+    // A check right after another takes the second warm page while the first is wiped: two at most, each used again.
+    assert.ok(pages.size <= 2, `${pages.size} pages for 4 checks: the warm pages were not used again`);
     assert.equal(session.launches, 1);
+  });
+
+  test("a check that went on to another origin: what it wrote on the first one is gone too", async () => {
+    const away = server.url.replace("127.0.0.1", "localhost");
+    assert.notEqual(away, server.url);
+    await session.withCleanPage(async (page) => {
+      await visit(page, `${server.url}/`);
+      await page.goto(`${away}/changing.html`);
+    });
+    assert.deepEqual(await session.withCleanPage((page) => visit(page, `${server.url}/`)), FOUND_NOTHING);
   });
 
   test("a file changed on disk between two checks is what the second check gets", async () => {

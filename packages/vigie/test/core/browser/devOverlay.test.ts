@@ -13,8 +13,11 @@ const session = new BrowserSession({ idleMs: 5_000 });
 let server: PageServer;
 const ROOT = "/home/someone/site";
 
-/** What the dev server's websocket does: shortly after the load, an overlay for an error at `file`, in low-contrast text. */
-const overlay = (file: string) => `<script>
+/**
+ * What the dev server's websocket does: shortly after the load, an overlay for an error at
+ * `file`, in low-contrast text. The page loads Vite's client, as every page of a dev server does.
+ */
+const overlay = (file: string) => `<script type="module" src="/@vite/client"></script><script>
 customElements.define("vite-error-overlay", class extends HTMLElement {
   constructor() {
     super();
@@ -27,6 +30,7 @@ setTimeout(() => document.body.appendChild(document.createElement("vite-error-ov
 
 before(async () => {
   server = await startPageServer();
+  server.routes.set("/@vite/client", { type: "text/javascript", body: "export {};\n" });
   // Another page's error, pushed to this clean page.
   server.routes.set("/clean/", { body: html(`<main><h1>Clean</h1></main>${overlay(`${ROOT}/src/pages/later.astro:3:7`)}`) });
   // An error with no file at all.

@@ -90,6 +90,24 @@ before(async () => {
   server.routes.set("/never/", { body: html(`${ISLAND_RUNTIME}${island("Missing", "load")}`) });
   server.routes.set("/one/", { body: html(`${ROUTER}<a href="/two/">two</a>`) });
   server.routes.set("/two/", { body: html(`${ROUTER}<p>two</p>`) });
+  // Below the fold, what reacts to the reader's scrolling: an element observed for visibility
+  // (not an island) that then asks for a file that is missing, and a scroll listener that throws.
+  server.routes.set("/observed/", {
+    body: html(
+      `${below('<p id="late">late</p>')}<script>new IntersectionObserver((entries, seen) => { if (entries.some((entry) => entry.isIntersecting)) { seen.disconnect(); fetch("/missing-when-seen.json"); } }).observe(document.getElementById("late"));</script>`,
+    ),
+  });
+  server.routes.set("/scroll-listener/", {
+    body: html(
+      `${below("<p>end</p>")}<script>addEventListener("scroll", () => { if (scrollY > 1000) throw new Error("scroll handler failed on purpose"); });</script>`,
+    ),
+  });
+  // A tall page with nothing that reacts to scrolling: it is not scrolled (it would say so).
+  server.routes.set("/still/", {
+    body: html(
+      `${below("<p>end</p>")}<script>setInterval(() => { if (scrollY > 0) console.error("the page was scrolled"); }, 5);</script>`,
+    ),
+  });
   // No <link rel="icon">: Chromium asks for /favicon.ico itself (a 404 here).
   server.routes.set("/bare/", {
     body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bare</title></head><body><p>bare</p></body></html>`,
@@ -147,6 +165,27 @@ describe("a page read as a reader reads it", () => {
     const island = pageFaults(findings).find((one) => one.kind === "island");
     assert.ok(island, JSON.stringify(findings));
     assert.match(island.message, /island Missing \(react, client:load\)/);
+  });
+});
+
+describe("scrolling only where something reacts to it", () => {
+  test("an element observed for visibility below the fold is scrolled to: its missing file is found", async () => {
+    const findings = await check("/observed/");
+    assert.deepEqual(
+      findings.failedRequests.map(({ url, status }) => ({ path: new URL(url).pathname, status })),
+      [{ path: "/missing-when-seen.json", status: 404 }],
+      JSON.stringify(findings),
+    );
+  });
+
+  test("a scroll listener is scrolled for: its error is found", async () => {
+    const findings = await check("/scroll-listener/");
+    assert.match(findings.errors.map(({ message }) => message).join("\n"), /scroll handler failed on purpose/, JSON.stringify(findings));
+  });
+
+  test("a tall page on which nothing reacts to scrolling is not scrolled", async () => {
+    const findings = await check("/still/");
+    assert.equal(summarize(findings), "clean: no error, no failed request", JSON.stringify(findings));
   });
 });
 
