@@ -18,11 +18,11 @@ import { causesOnServer, faultsWithCauses, firstFault, pageServerErrors } from "
 import { type Project, relativePath } from "../core/project.ts";
 import type { Located } from "../core/source/located.ts";
 import { resolveBaseUrl, resolvePageUrl } from "../core/target.ts";
-import { defineTool, type ToolDefinition, type Zod } from "./define.ts";
+import { defineTool, portArgument, type ToolDefinition, type Zod } from "./define.ts";
 
 const target = (z: Zod) => ({
   path: z.string().describe('Site path, default "/"').optional(),
-  port: z.number().int().min(1).max(65535).describe("Port on 127.0.0.1, default: the dev server's").optional(),
+  port: portArgument(z, "default: the dev server's"),
 });
 /** The steps a page check runs after the load; said once in full (js_errors), the other tools point at it. */
 const actions = (z: Zod, description: string) => z.array(z.any()).describe(description).optional();
@@ -167,7 +167,7 @@ export const browserTools: ToolDefinition[] = [
     readOnly: true,
     idempotent: true,
     description:
-      "Load one page in headless Chromium, scroll it to the end and wait for its islands as a reader would, and report what breaks it at runtime: uncaught errors, console errors, failed requests and responses >= 400, islands that throw or never hydrate, hydration mismatches, failed Mermaid diagrams, Astro's dev error page, each with its source file:line where known. Call after every change to a page.",
+      "Load one page in headless Chromium as a reader would and report what breaks it at runtime: uncaught and console errors, failed requests (>= 400), islands that throw or never hydrate, hydration mismatches, failed Mermaid diagrams, Astro's dev error page, each with its source file:line. Call after every change to a page.",
     args: (z) => ({
       ...target(z),
       warnings: z.boolean().describe("also list console warnings").optional(),
@@ -232,7 +232,7 @@ export const browserTools: ToolDefinition[] = [
     readOnly: true,
     idempotent: false,
     description:
-      "Save a PNG of a page (viewport or full page, desktop or mobile, or one element) under .opencode/screenshots/ and answer with its path and size, not the image.",
+      "Save a PNG of a page or one element under .opencode/screenshots/; answers its path and size, not the image.",
     args: (z) => ({
       ...target(z),
       viewport: viewport(z),
@@ -306,7 +306,7 @@ export const browserTools: ToolDefinition[] = [
     readOnly: true,
     idempotent: true,
     description:
-      "Check every page of the site (sitemap, else links from the home page) for HTTP status and runtime errors, in parallel. Answers counts and the failing pages only; the full table goes to a report file. changed: true builds first and loads only the pages whose built output changed since the last check, saying which and why.",
+      "Check every page of the site (sitemap, else links from the home page) for HTTP status and runtime errors, in parallel. Answers counts and the failing pages; the full table goes to a report file. changed: only the pages whose built output changed since the last check.",
     args: (z) => ({
       port: target(z).port,
       changed: z.boolean().describe("only the pages the last edits changed (builds first)").optional(),
@@ -383,7 +383,7 @@ export const browserTools: ToolDefinition[] = [
     readOnly: false,
     idempotent: false,
     description:
-      "Compare a page's screenshot with its baseline in .opencode/baselines/ (pixelmatch). Answers match, changed (with diffRatio and a diff image path) or baseline_created; update: true rewrites the baseline.",
+      "Compare a page's screenshot with its baseline in .opencode/baselines/. Answers match, changed (diffRatio, a diff image's path) or baseline_created.",
     args: (z) => ({
       ...target(z),
       viewport: viewport(z),

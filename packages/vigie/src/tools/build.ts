@@ -75,7 +75,7 @@ const run = defineTool({
   readOnly: false,
   idempotent: true,
   description:
-    "Production build with a timeout that kills the whole process tree. Answers success, durationS, pageCount, distBytes, errors [{message,file,line}] mapped to source files, warnings, outputTail, and the full log's path.",
+    "Production build with a timeout that kills the whole process tree. Answers success, durationS, pageCount, errors with their source file and line, warnings, and the full log's path.",
   args: (z) => ({
     timeoutS: z.number().int().min(1).max(1800).describe("default 120").optional(),
   }),
@@ -130,7 +130,7 @@ const lintTool = defineTool({
   readOnly: true,
   idempotent: true,
   description:
-    "Content checks without a build: frontmatter vs schema, FR/EN pairs, braces in MDX prose, missing images, duplicate slugs, Mermaid syntax by mermaid's parser. Answers per linter success, problems [{file,line,column,rule,message,hint}].",
+    "Content checks without a build: frontmatter vs schema, FR/EN pairs, braces in MDX prose, missing images, duplicate slugs, Mermaid syntax by mermaid's parser. Answers the problems with file, line, rule and hint.",
   args: (z) => ({
     linter: z
       .enum(["all", ...LINTERS])

@@ -55,6 +55,18 @@ export interface ToolDefinition<S extends Shape = Shape> {
   run: (args: z.infer<z.ZodObject<S>>, context: ToolContext) => Promise<Answer>;
 }
 
+/**
+ * A port argument: a whole number from 1 to 65535. The range is checked, and said in the error,
+ * but left out of the schema: it would be repeated in every tool that takes a port.
+ */
+export function portArgument(z: Zod, description: string) {
+  return z
+    .number()
+    .refine((port) => Number.isInteger(port) && port >= 1 && port <= 65535, "a port is a whole number from 1 to 65535")
+    .describe(description)
+    .optional();
+}
+
 export function defineTool<S extends Shape>(definition: ToolDefinition<S>): ToolDefinition<S> {
   return definition;
 }

@@ -1,7 +1,7 @@
 // Each run imports the core module it needs when it is called: a call of one tool (`vigie dev
 // status`) loads that tool's code, not the whole dev-server core. The core returns typed
 // results; devAnswers.ts words them, and runTool gives a StepError the hint that names the tool to call.
-import { defineTool, type ToolDefinition } from "./define.ts";
+import { defineTool, portArgument, type ToolDefinition } from "./define.ts";
 
 const answers = () => import("./devAnswers.ts");
 
@@ -14,7 +14,7 @@ const start = defineTool({
   description:
     "Start the dev server in the background (idempotent) and wait until it serves. Answers status (started/already_running/failed), pid, real port, url; on failure why, and the log tail.",
   args: (z) => ({
-    port: z.number().int().min(1).max(65535).describe("default 4321, else the next free one").optional(),
+    port: portArgument(z, "default 4321, else the next free one"),
     mode: z.enum(["dev", "preview"]).describe('"preview": serve the last build').optional(),
     timeoutMs: z.number().int().min(1000).max(300_000).describe("default 30000").optional(),
   }),
@@ -107,7 +107,7 @@ const http_get = defineTool({
     "GET a path on the local dev server to check a route without a browser. Answers status, contentType, bodyLength, title, redirectedTo, bodyExcerpt; on Astro's error page the error and its logged message.",
   args: (z) => ({
     path: z.string().min(1).describe('starts with "/", e.g. "/en/"'),
-    port: z.number().int().min(1).max(65535).describe("default: the dev server's").optional(),
+    port: portArgument(z, "default: the dev server's"),
     timeoutMs: z.number().int().min(100).max(120_000).describe("default 10000").optional(),
   }),
   run: async (args, context) => {
