@@ -105,24 +105,32 @@ async function pendingIslands(page: Page): Promise<number> {
 /** No island hydrated for this long: the others are not going to. */
 const STALLED_MS = 1000;
 
+/** Elements observed for visibility that the watch remembers; past that, the page is scrolled through. */
+const MAX_TARGETS = 200;
+
 /**
  * Run in every page before its own scripts (an init script of each context the session makes):
  * counts what can react to the reader's scrolling, so that a page with none of it is not
  * scrolled. Elements given to an IntersectionObserver (lazy content, `client:visible`, reveal
- * effects) and scroll or wheel listeners on the window or the document are counted. Only
+ * effects, remembered up to MAX_TARGETS) and scroll or wheel listeners on the window or the
+ * document are counted. Only
  * IntersectionObserver's `observe` and `addEventListener` are wrapped, each calling the
  * browser's own.
  */
 export const SCROLL_WATCH = `(() => {
   const key = Symbol.for("vigie.scrollWatch");
   if (window[key]) return;
-  const state = { observed: 0, listeners: 0 };
+  const state = { observed: 0, listeners: 0, targets: [] };
   Object.defineProperty(window, key, { value: state });
   const scrolling = new Set(["scroll", "scrollend", "wheel"]);
   const IO = window.IntersectionObserver;
   if (IO) {
     const observe = IO.prototype.observe;
-    IO.prototype.observe = function (target) { state.observed += 1; return observe.apply(this, arguments); };
+    IO.prototype.observe = function (target) {
+      state.observed += 1;
+      if (state.targets.length < ${MAX_TARGETS} && target instanceof Element) state.targets.push(new WeakRef(target));
+      return observe.apply(this, arguments);
+    };
     IO.prototype.observe.toString = () => observe.toString();
   }
   const proto = EventTarget.prototype;
@@ -142,12 +150,12 @@ export interface ReadOptions {
 }
 
 /**
- * Does what a reader does: scrolls to the end in steps of 80 % of the viewport, scrolls
- * each island still waiting to be seen into view, waits for `client:idle`/`client:load`
- * islands until `deadline`, then scrolls back to the top. A page on which nothing can react
- * to scrolling (no lazy image or frame, no element observed for visibility, no scroll
- * listener, as SCROLL_WATCH counted them) is not scrolled; a page without the watch is.
- * Never throws.
+ * Does what a reader does, where something on the page reacts to it (as SCROLL_WATCH counted):
+ * with a scroll listener, or without the watch, it scrolls to the end in steps of 80 % of the
+ * viewport; otherwise it brings into view, top to bottom, each element that waits to be seen
+ * (a lazy image or frame, an element observed for visibility such as a `client:visible`
+ * island), and leaves a page with none alone. Then it waits for `client:idle`/`client:load`
+ * islands until `deadline`, and scrolls back to the top. Never throws.
  */
 export async function readPage(page: Page, deadline: number, options: ReadOptions = {}): Promise<void> {
   const stepMs = options.stepMs ?? 60;
@@ -155,17 +163,16 @@ export async function readPage(page: Page, deadline: number, options: ReadOption
   const scrolled = await page
     .evaluate(
       async ({ stepMs, maxSteps, until }) => {
-        const watch = (window as unknown as Record<symbol, { observed: number; listeners: number } | undefined>)[
-          Symbol.for("vigie.scrollWatch")
-        ];
-        const reacts =
-          !watch ||
-          watch.observed > 0 ||
-          watch.listeners > 0 ||
-          window.onscroll !== null ||
-          window.onwheel !== null ||
-          document.querySelector('[loading="lazy" i], astro-island[ssr][client="visible"]') !== null;
-        if (!reacts) return false;
+        const watch = (
+          window as unknown as Record<symbol, { observed: number; listeners: number; targets: WeakRef<Element>[] } | undefined>
+        )[Symbol.for("vigie.scrollWatch")];
+        const waiting = [
+          ...(watch?.targets ?? []).map((target) => target.deref()),
+          ...document.querySelectorAll('[loading="lazy" i], astro-island[ssr][client="visible"]'),
+        ].filter((element): element is Element => element?.isConnected === true);
+        const stepwise =
+          !watch || watch.listeners > 0 || watch.observed > watch.targets.length || window.onscroll !== null || window.onwheel !== null;
+        if (!stepwise && waiting.length === 0) return false;
         // Two frames (the scroll is laid out, visibility observers are told), or stepMs if frames lag.
         const pause = () =>
           new Promise((resolve) => {
@@ -173,10 +180,23 @@ export async function readPage(page: Page, deadline: number, options: ReadOption
             requestAnimationFrame(() => requestAnimationFrame(resolve));
           });
         const root = document.scrollingElement ?? document.documentElement;
-        for (let step = 0; step < maxSteps && Date.now() < until; step += 1) {
-          if (window.scrollY + window.innerHeight >= root.scrollHeight - 1) break;
-          window.scrollBy(0, Math.max(200, Math.floor(window.innerHeight * 0.8)));
-          await pause();
+        if (stepwise) {
+          for (let step = 0; step < maxSteps && Date.now() < until; step += 1) {
+            if (window.scrollY + window.innerHeight >= root.scrollHeight - 1) break;
+            window.scrollBy(0, Math.max(200, Math.floor(window.innerHeight * 0.8)));
+            await pause();
+          }
+        } else {
+          const top = (element: Element) => element.getBoundingClientRect().top + window.scrollY;
+          let steps = 0;
+          for (const element of [...new Set(waiting)].sort((a, b) => top(a) - top(b))) {
+            if (steps >= maxSteps || Date.now() >= until) break;
+            const box = element.getBoundingClientRect();
+            if (box.bottom > 0 && box.top < window.innerHeight && box.right > 0 && box.left < window.innerWidth) continue;
+            element.scrollIntoView({ block: "center" });
+            steps += 1;
+            await pause();
+          }
         }
         // Islands out of the document's own scroll (a scrolled box): brought into view one by one.
         for (const island of document.querySelectorAll('astro-island[ssr][client="visible"]')) {

@@ -97,6 +97,10 @@ before(async () => {
       `${below('<p id="late">late</p>')}<script>new IntersectionObserver((entries, seen) => { if (entries.some((entry) => entry.isIntersecting)) { seen.disconnect(); fetch("/missing-when-seen.json"); } }).observe(document.getElementById("late"));</script>`,
     ),
   });
+  // Far below the fold: further than the distance at which Chromium loads a lazy image by itself.
+  server.routes.set("/lazy/", {
+    body: html('<div style="height: 9000px">tall</div><img loading="lazy" src="/missing-lazy.png" alt="late" width="10" height="10">'),
+  });
   server.routes.set("/scroll-listener/", {
     body: html(
       `${below("<p>end</p>")}<script>addEventListener("scroll", () => { if (scrollY > 1000) throw new Error("scroll handler failed on purpose"); });</script>`,
@@ -174,6 +178,15 @@ describe("scrolling only where something reacts to it", () => {
     assert.deepEqual(
       findings.failedRequests.map(({ url, status }) => ({ path: new URL(url).pathname, status })),
       [{ path: "/missing-when-seen.json", status: 404 }],
+      JSON.stringify(findings),
+    );
+  });
+
+  test("a lazy image below the fold is brought into view: its 404 is found", async () => {
+    const findings = await check("/lazy/");
+    assert.deepEqual(
+      findings.failedRequests.map(({ url, status }) => ({ path: new URL(url).pathname, status })),
+      [{ path: "/missing-lazy.png", status: 404 }],
       JSON.stringify(findings),
     );
   });
