@@ -107,7 +107,7 @@ const CHANGES: { kind: string; what: string; make: (copy: BlogCopy, round: numbe
   },
 ];
 
-/** Faults of test/validate.e2e.test.ts, and a type error, each as the only change. */
+/** Faults of test/validate.e2e.test.ts, a type error and a stylesheet rule, each as the only change. */
 const FAULTS = [
   {
     name: "a broken internal link",
@@ -133,6 +133,11 @@ const FAULTS = [
       );
     },
     tool: "blog_browser_crawl",
+  },
+  {
+    name: "a stylesheet rule that makes the footer's text unreadable",
+    inject: (copy: BlogCopy) => append(join(copy.root, "src", "styles", "global.css"), ".site-footer p { color: #f4f4f4; }"),
+    tool: "blog_browser_a11y",
   },
   {
     name: "a type error in a .ts module",
@@ -277,7 +282,8 @@ export default async function (): Promise<string> {
     "What `--changed` saves, and what it cannot:",
     "- astro check runs only when a .ts, .astro, script, config or lock file changed (not for an article or a stylesheet). When it runs, it reads the types `.astro/` holds (`astro check --noSync`) unless a change can alter them (a lock file, tsconfig, an actions file; the Astro and content config make everything run): the build writes the same types beside it. `astro sync` was about 3 s of the check's 10.5 s of CPU on the blog (measured by hand with `/usr/bin/time`: 8.6 s of CPU with `--noSync`). Such a check no longer holds back the critical routes, and lint is skipped when no content file changed.",
     "- Tried and left: type-checking only the changed files and their importers with the checker `astro check` drives (`AstroCheck` of @astrojs/language-server takes a list of files). Measured by hand on the blog: building the checker (TypeScript's program: parsing and binding lib.dom, @types/node and Astro's types) 4.7-8.4 s, then checking all 32 files 1.5-2.2 s, one file 0.1-0.5 s. A subset saves at most the second figure; only a checker kept warm between runs would save the first, and its process would have to outlive the CLI.",
-    "- A layout or the global stylesheet changes every page's output (its markup, or the hash of the stylesheet every page loads): `--changed` then loads every page in the browser, as the full run does, and saves only lint (and astro check for a stylesheet). Astro has no incremental build: the build (its client bundle with Mermaid is about half of it), the dev server's start and the browser's are in every run and set the floor of `--changed`.",
+    "- A change made only to stylesheets changes every page's output too (the hash of the stylesheet every page loads), but a page whose output changed only by its stylesheets is loaded again only when a changed rule can apply to one of its elements: by the classes and ids its elements had when the crawl last saw them (those its scripts drew too) or that its new HTML writes. A changed custom property, @font-face or other at-rule, a rule with no class or id in its selector, or nested rules make every such page count; a page that failed last time is loaded again.",
+    "- A layout changes every page's markup: `--changed` then loads every page in the browser, as the full run does, and saves only lint. Astro has no incremental build: the build (its client bundle with Mermaid is about half of it), the dev server's start and the browser's are in every run and set the floor of `--changed`.",
     "",
     `Load average (1, 5, 15 min) at the end: ${loadAtEnd} (2 cores, shared with other work).`,
     ...(errors.length ? ["", `Errors: ${errors.join("; ").slice(0, 1500)}`] : []),

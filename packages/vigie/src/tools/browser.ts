@@ -231,8 +231,7 @@ export const browserTools: ToolDefinition[] = [
     title: "Screenshot a page",
     readOnly: true,
     idempotent: false,
-    description:
-      "Save a PNG of a page or one element under .opencode/screenshots/; answers its path and size, not the image.",
+    description: "Save a PNG of a page or one element under .opencode/screenshots/; answers its path and size, not the image.",
     args: (z) => ({
       ...target(z),
       viewport: viewport(z),
@@ -326,6 +325,8 @@ export const browserTools: ToolDefinition[] = [
         base,
         startPaths: [base],
         paths: selection?.paths,
+        // What a later stylesheet change can reach, for the record of a crawl of the changed pages.
+        tokens: Boolean(selection),
         maxPages: args.maxPages,
         concurrency: args.concurrency,
         signal,
@@ -341,10 +342,16 @@ export const browserTools: ToolDefinition[] = [
         routes: rendering.routes,
         outDirs: [rendering.staticDir, settings.outDir],
       });
+      const tokens = new Map(result.pages.map((page) => [page.path, page.tokens]));
+      for (const page of result.pages) delete page.tokens;
       const report = writeReport(project, "crawl.json", causes.size ? { ...result, serverErrors: Object.fromEntries(causes) } : result);
       if (selection) {
         const failed = new Set(failing.map((page) => page.path));
-        const checked = result.pages.map((page) => ({ path: page.path, ok: !failed.has(page.path) }));
+        const checked = result.pages.map((page) => ({
+          path: page.path,
+          ok: !failed.has(page.path),
+          ...(tokens.get(page.path) ? { tokens: tokens.get(page.path) } : {}),
+        }));
         recordPages(project, settings.outDir, base, checked, selection.fingerprints);
       }
       const listedPages = failing.slice(0, 8).map((page) => {

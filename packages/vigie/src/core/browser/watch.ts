@@ -90,6 +90,8 @@ export interface PageFindings {
   redirectedTo?: string;
   /** The actions run after the load, when asked: how many ran, and the step that could not. */
   actions?: ActionsOutcome;
+  /** The classes (".a") and ids ("#b") of the page's elements once it settled, when asked. */
+  tokens?: string[];
 }
 
 export interface CheckOptions {
@@ -116,6 +118,8 @@ export interface CheckOptions {
   storageState?: string;
   /** A reader's actions, run in order once the page was read (before `follow`); faults after one say so. */
   actions?: Step[];
+  /** Also list the classes and ids of the page's elements once it settled (`tokens`: what a stylesheet change can reach). */
+  tokens?: boolean;
   /** Called before the first navigation, while the page is still the one loaded (a crawl reads its links). */
   beforeNavigating?: (page: Page) => Promise<void>;
 }
@@ -620,6 +624,8 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
           },
         })
       : undefined;
+  // The page as the check left it, before it goes on to other pages.
+  const tokens = options.tokens && !incomplete && !page.isClosed() ? await elementTokens(page) : undefined;
   const navigations =
     options.follow && !incomplete && !page.isClosed() && status > 0 && status < 400
       ? await navigate(page, collector, options, options.follow)
@@ -657,7 +663,22 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
     ...(incomplete ? { incomplete } : {}),
     ...(redirectedTo ? { redirectedTo } : {}),
     ...(actions ? { actions } : {}),
+    ...(tokens ? { tokens } : {}),
   };
+}
+
+/** The classes and ids of the page's elements (those drawn by its scripts too), or undefined when it cannot be read. */
+async function elementTokens(page: Page): Promise<string[] | undefined> {
+  return page
+    .evaluate(() => {
+      const tokens = new Set<string>();
+      for (const element of document.querySelectorAll("[class], [id]")) {
+        for (const name of element.classList) tokens.add(`.${name}`);
+        if (element.id) tokens.add(`#${element.id}`);
+      }
+      return [...tokens].sort();
+    })
+    .catch(() => undefined);
 }
 
 /** True when a reader would see something broken on the page. */

@@ -16,11 +16,17 @@ const STYLE_REFERENCE = /url\(\s*(?:"([^"]*)"|'([^']*)'|([^)\s]*))\s*\)|@import\
 /** Bundlers also name their chunks by bare quoted paths: "./chunk-abc.js", "/_astro/x.css". */
 const QUOTED_ASSET = /["'`]((?:\.{1,2}\/|\/)[^"'`\s]+\.(?:m?js|css|wasm|json|woff2?|ttf|svg|png|jpe?g|webp|avif|gif))["'`]/g;
 
+/** Inline styles and the links that load stylesheets: left out of a page's fingerprint without its styles. */
+const STYLE_ELEMENT = /<style\b[^>]*>[\s\S]*?<\/style\s*>/gi;
+const STYLESHEET_LINK = /<link\b(?=[^>]*\brel\s*=\s*["']?[^"'>]*\bstylesheet\b)[^>]*>/gi;
+const STYLE_PRELOAD = /<link\b(?=[^>]*\brel\s*=\s*["']?preload\b)(?=[^>]*\bas\s*=\s*["']?style\b)[^>]*>/gi;
+
 export class Fingerprints {
   readonly #dir: string;
   readonly #base: string;
   readonly #assets = new Map<string, string>();
   readonly #pages = new Map<string, string | undefined>();
+  readonly #rests = new Map<string, string | undefined>();
 
   /** `dir`: the build's output folder; `base`: the site's base ("/" or "/docs/"). */
   constructor(dir: string, base = "/") {
@@ -41,6 +47,31 @@ export class Fingerprints {
     }
     this.#pages.set(path, fingerprint);
     return fingerprint;
+  }
+
+  /**
+   * The page's fingerprint without its stylesheets: its HTML less its inline styles and the
+   * links that load stylesheets, and every other asset it loads. It stays the same while only
+   * stylesheets changed (a script that names a stylesheet changes with it).
+   */
+  rest(path: string): string | undefined {
+    if (this.#rests.has(path)) return this.#rests.get(path);
+    const file = this.fileOf(path);
+    let fingerprint: string | undefined;
+    if (file && /\.html?$/i.test(file)) {
+      const html = readFileSync(file, "utf8").replace(STYLE_ELEMENT, "").replace(STYLESHEET_LINK, "").replace(STYLE_PRELOAD, "");
+      const hash = createHash("sha256").update(html);
+      for (const reference of [...new Set(pageReferences(html))].sort()) hash.update(`\0${reference}=${this.#asset(reference, path)}`);
+      fingerprint = hash.digest("base64url").slice(0, 22);
+    }
+    this.#rests.set(path, fingerprint);
+    return fingerprint;
+  }
+
+  /** The build's HTML of a page, when it has one. */
+  html(path: string): string | undefined {
+    const file = this.fileOf(path);
+    return file && /\.html?$/i.test(file) ? readFileSync(file, "utf8") : undefined;
   }
 
   /** The build's file for a URL path, found as a static server finds it (x/ → x/index.html, x → x.html). */

@@ -2,5 +2,15 @@
 
 export { Fingerprints, pageReferences } from "./fingerprints.ts";
 export { type GitChanges, gitChanges } from "./git.ts";
-export { builtPagePaths, choosePages, linkedPages, type PageSelection, readPagesRecord, recordPages } from "./pages.ts";
+export {
+  builtPagePaths,
+  type CheckedPage,
+  choosePages,
+  linkedPages,
+  type PageSelection,
+  readPagesRecord,
+  recordPages,
+  type StylesOnly,
+} from "./pages.ts";
 export { type ChangePlan, planChanges } from "./plan.ts";
+export { type StyleChange, styleChange } from "./styles.ts";

@@ -7,6 +7,7 @@ import { sep } from "node:path";
 import { decodeHTMLAttribute } from "entities";
 import { type Project, statePath } from "../project.ts";
 import { Fingerprints } from "./fingerprints.ts";
+import { htmlTokens, type StyleChange, styleReaches } from "./styles.ts";
 
 const RECORD_VERSION = 1;
 
@@ -15,6 +16,10 @@ export interface PageRecord {
   fingerprint: string;
   /** Whether that check found it free of faults. */
   ok: boolean;
+  /** Its fingerprint without its stylesheets (Fingerprints.rest), when recorded. */
+  rest?: string;
+  /** The classes and ids its elements had once it settled, as indexes into the record's `tokens`. */
+  tokens?: number[];
 }
 
 export interface PagesRecord {
@@ -22,6 +27,8 @@ export interface PagesRecord {
   recordedAt: string;
   outDir: string;
   pages: Record<string, PageRecord>;
+  /** The classes and ids the pages' `tokens` point at, each once. */
+  tokens?: string[];
 }
 
 export interface PageSelection {
@@ -30,6 +37,8 @@ export interface PageSelection {
   /** Every page the full run would load (the sitemap's, or the ones links reach). */
   total: number;
   changed: string[];
+  /** Pages whose output changed only by stylesheets whose changed rules apply to none of their elements: their last verdict stands. */
+  unaffected: string[];
   added: string[];
   failedBefore: string[];
   unchanged: number;
@@ -60,11 +69,20 @@ export function readPagesRecord(project: Project, outDir: string): PagesRecord |
 const listed = (paths: string[], max = 6) =>
   `${paths.slice(0, max).join(", ")}${paths.length > max ? `, +${paths.length - max} more` : ""}`;
 
+/** A change made only to stylesheets (`styleChange`), with the files it was made in, for the report. */
+export interface StylesOnly {
+  change: StyleChange;
+  files: string[];
+}
+
 /**
  * The pages of `universe` (the paths a full crawl would load) to load after this build:
- * never one whose output changed since it was last checked, nor one that failed then.
+ * every one whose output changed since it was last checked, and every one that failed then.
+ * With `styles` (the change was made only to stylesheets), a page whose output changed only by
+ * its stylesheets is left out when no changed rule can apply to one of its elements, as it was
+ * checked last (its classes and ids then) or as its new HTML writes them.
  */
-export function choosePages(project: Project, outDir: string, base: string, universe: string[]): PageSelection {
+export function choosePages(project: Project, outDir: string, base: string, universe: string[], styles?: StylesOnly): PageSelection {
   const fingerprints = new Fingerprints(outDir, base);
   const record = readPagesRecord(project, outDir);
   const all = [...new Set(universe)];
@@ -73,6 +91,7 @@ export function choosePages(project: Project, outDir: string, base: string, univ
       paths: all,
       total: all.length,
       changed: [],
+      unaffected: [],
       added: [],
       failedBefore: [],
       unchanged: 0,
@@ -82,19 +101,33 @@ export function choosePages(project: Project, outDir: string, base: string, univ
     };
   }
   const changed: string[] = [];
+  const unaffected: string[] = [];
   const added: string[] = [];
   const failedBefore: string[] = [];
   let unchanged = 0;
+  const stylesMiss = (path: string, previous: PageRecord) => {
+    if (!styles || styles.change.everywhere || !previous.ok || !previous.rest || !previous.tokens) return false;
+    if (fingerprints.rest(path) !== previous.rest) return false;
+    const tokens = htmlTokens(fingerprints.html(path) ?? "");
+    for (const index of previous.tokens) {
+      const token = record.tokens?.[index];
+      if (token) tokens.add(token);
+    }
+    return !styleReaches(styles.change, tokens);
+  };
   for (const path of all) {
     const previous = record.pages[path];
     const now = fingerprints.page(path);
     if (!previous) added.push(path);
-    else if (now === undefined || previous.fingerprint !== now) changed.push(path);
+    else if (now === undefined || previous.fingerprint !== now) (stylesMiss(path, previous) ? unaffected : changed).push(path);
     else if (!previous.ok) failedBefore.push(path);
     else unchanged += 1;
   }
   const parts = [
     changed.length ? `${changed.length} page${changed.length === 1 ? "" : "s"} whose output changed: ${listed(changed)}` : "",
+    unaffected.length
+      ? `${unaffected.length} page${unaffected.length === 1 ? "" : "s"} changed only by ${listed(styles?.files ?? [], 2)}, with no element its ${styles?.change.rules === 1 ? "changed rule applies" : `${styles?.change.rules} changed rules apply`} to`
+      : "",
     added.length ? `${added.length} new or never checked: ${listed(added, 3)}` : "",
     failedBefore.length ? `${failedBefore.length} that failed last time: ${listed(failedBefore, 3)}` : "",
   ].filter(Boolean);
@@ -102,6 +135,7 @@ export function choosePages(project: Project, outDir: string, base: string, univ
     paths: [...changed, ...added, ...failedBefore].sort(),
     total: all.length,
     changed,
+    unaffected,
     added,
     failedBefore,
     unchanged,
@@ -109,6 +143,15 @@ export function choosePages(project: Project, outDir: string, base: string, univ
     reason: `${parts.length ? parts.join("; ") : "no page's output changed"}; ${unchanged} unchanged`,
     fingerprints,
   };
+}
+
+/** A page a check judged: loaded (with its classes and ids when read), or left out as unaffected (`kept`: its last verdict stands). */
+export interface CheckedPage {
+  path: string;
+  ok: boolean;
+  tokens?: string[];
+  /** Not loaded: its record keeps its verdict and its classes and ids, with the new fingerprints. */
+  kept?: boolean;
 }
 
 /**
@@ -119,18 +162,47 @@ export function recordPages(
   project: Project,
   outDir: string,
   base: string,
-  checked: { path: string; ok: boolean }[],
+  checked: CheckedPage[],
   fingerprints: Fingerprints = new Fingerprints(outDir, base),
 ): void {
-  const previous = readPagesRecord(project, outDir)?.pages ?? {};
+  const before = readPagesRecord(project, outDir);
+  const previous = before?.pages ?? {};
+  const dictionary: string[] = [];
+  const indexes = new Map<string, number>();
+  const indexOf = (token: string) => {
+    let index = indexes.get(token);
+    if (index === undefined) {
+      index = dictionary.push(token) - 1;
+      indexes.set(token, index);
+    }
+    return index;
+  };
+  const recorded = (entry: PageRecord, tokens?: string[]): PageRecord => {
+    const names = tokens ?? entry.tokens?.flatMap((index) => before?.tokens?.[index] ?? []);
+    return {
+      fingerprint: entry.fingerprint,
+      ok: entry.ok,
+      ...(entry.rest ? { rest: entry.rest } : {}),
+      ...(names ? { tokens: names.map(indexOf) } : {}),
+    };
+  };
   const pages: Record<string, PageRecord> = {};
-  for (const [path, entry] of Object.entries(previous)) if (fingerprints.fileOf(path)) pages[path] = entry;
-  for (const { path, ok } of checked) {
+  for (const [path, entry] of Object.entries(previous)) if (fingerprints.fileOf(path)) pages[path] = recorded(entry);
+  for (const { path, ok, tokens, kept } of checked) {
     const fingerprint = fingerprints.page(path);
+    const rest = fingerprints.rest(path);
+    const last = pages[path];
     if (fingerprint === undefined) delete pages[path];
-    else pages[path] = { fingerprint, ok };
+    else if (kept && last) pages[path] = { ...last, fingerprint, ...(rest ? { rest } : {}) };
+    else if (!kept) pages[path] = recorded({ fingerprint, ok, ...(rest ? { rest } : {}) }, tokens);
   }
-  const record: PagesRecord = { version: RECORD_VERSION, recordedAt: new Date().toISOString(), outDir, pages };
+  const record: PagesRecord = {
+    version: RECORD_VERSION,
+    recordedAt: new Date().toISOString(),
+    outDir,
+    pages,
+    ...(dictionary.length ? { tokens: dictionary } : {}),
+  };
   const path = recordPath(project);
   writeFileSync(`${path}.tmp`, `${JSON.stringify(record)}\n`);
   renameSync(`${path}.tmp`, path);

@@ -28,6 +28,8 @@ export interface BuiltSite {
 export interface PageChoice {
   paths: string[];
   why: string;
+  /** Pages left out because the change cannot reach them (a stylesheet rule none of their elements has): their last verdict stands. */
+  unaffected?: string[];
 }
 
 /**

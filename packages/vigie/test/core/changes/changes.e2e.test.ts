@@ -9,7 +9,9 @@ import { after, before, describe, test } from "node:test";
 import type { Answer } from "../../../src/core/answer.ts";
 import { sharedSession } from "../../../src/core/browser/session.ts";
 import { choosePages, planChanges, recordPages } from "../../../src/core/changes/index.ts";
+import { htmlTokens } from "../../../src/core/changes/styles.ts";
 import { type StaticServer, serveStatic } from "../../../src/core/staticServer.ts";
+import { changeScope } from "../../../src/core/validate/changed.ts";
 import { findTool } from "../../../src/tools/registry.ts";
 import { runTool } from "../../../src/tools/run.ts";
 import { type BlogCopy, copyBlog, runAstro } from "../../support/blog.ts";
@@ -24,6 +26,7 @@ interface CrawlAnswer extends Answer {
 const ARTICLE = "src/content/articles/en/orphan-dev-servers.mdx";
 const TRANSLATION = "src/content/articles/fr/serveurs-de-dev-orphelins.mdx";
 const COMPONENT = "src/components/Terminal.astro";
+const STYLESHEET = "src/styles/global.css";
 
 /** URL path → HTML of every page of the build. */
 function builtPages(dist: string): Map<string, string> {
@@ -140,6 +143,38 @@ describe("--changed on real builds of the blog", { timeout: 600_000 }, () => {
     for (const path of [...rendering, ...truth]) assert.ok(selection.paths.includes(path), `${path} not chosen: ${selection.reason}`);
     assert.ok(selection.paths.length < baseline.size, selection.reason);
     assert.ok(relative(copy.root, dist) === "dist");
+  });
+
+  test("a stylesheet rule: the pages with an element it applies to; none for a rule no element has", async () => {
+    // The record as the crawl leaves it: each page with the classes and ids of its elements.
+    recordPages(
+      copy,
+      dist,
+      "/",
+      [...baseline].map(([path, html]) => ({ path, ok: true, tokens: [...htmlTokens(html)] })),
+    );
+    /** Builds after the edit and chooses as `validate --changed` does, then puts the sources back. */
+    const choose = async (change: (text: string) => string) => {
+      try {
+        edit(STYLESHEET, change);
+        await runAstro(copy.root, ["build"]);
+        const choice = await changeScope(copy).scope.pages?.({ outDir: dist, base: "/", url: "" });
+        return { choice, truth: differing(baseline, builtPages(dist)) };
+      } finally {
+        git("checkout", "--", ".");
+      }
+    };
+    const nowhere = await choose((text) => `${text}\n.no-element-has-this { gap: 0; }\n`);
+    // Every page loads the stylesheet, whose name (its hash) changed.
+    assert.ok(nowhere.truth.length >= 40, `${nowhere.truth.length} pages changed`);
+    assert.deepEqual(nowhere.choice?.paths, [], nowhere.choice?.why);
+    assert.deepEqual(nowhere.choice?.unaffected, nowhere.truth, nowhere.choice?.why);
+    const terminal = await choose((text) => `${text}\n.terminal { outline: 1px solid; }\n`);
+    const withTerminal = [...baseline].filter(([, html]) => htmlTokens(html).has(".terminal")).map(([path]) => path);
+    assert.ok(withTerminal.length >= 2, `.terminal is on ${withTerminal.length} pages`);
+    assert.deepEqual(terminal.choice?.paths, withTerminal.sort(), terminal.choice?.why);
+    const variable = await choose((text) => `${text}\n:root { --probe: 1px; }\n`);
+    assert.deepEqual(variable.choice?.paths, variable.truth, variable.choice?.why);
   });
 });
 

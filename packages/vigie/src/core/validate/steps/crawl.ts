@@ -119,11 +119,19 @@ export function judgePage(ctx: ValidateContext, page: CrawlPage, pagesUrl = new 
   return { findings, line };
 }
 
-/** After a crawl of the build, what each page was: the next `validate --changed` compares its build with it. */
-function recordChecked(ctx: ValidateContext, pages: ValidationReport["pages"]): void {
+/**
+ * After a crawl of the build, what each page was (and the classes and ids of its elements): the
+ * next `validate --changed` compares its build with it. Pages the change could not reach keep
+ * their verdict, with this build's fingerprints.
+ */
+function recordChecked(ctx: ValidateContext, pages: ValidationReport["pages"], crawled: CrawlPage[], unaffected: string[] = []): void {
   if (givenUrl(ctx) || !productionServer(ctx) || ctx.options.shard) return;
-  const checked = pages.map(({ path, ok }) => ({ path, ok }));
-  recordPages(ctx.project, ctx.rendering.staticDir, ctx.site.base, checked);
+  const tokens = new Map(crawled.map((page) => [page.path, page.tokens]));
+  const checked = pages.map(({ path, ok }) => ({ path, ok, ...(tokens.get(path) ? { tokens: tokens.get(path) } : {}) }));
+  recordPages(ctx.project, ctx.rendering.staticDir, ctx.site.base, [
+    ...checked,
+    ...unaffected.map((path) => ({ path, ok: true, kept: true })),
+  ]);
 }
 
 /** The routes rendered on demand that take no parameter: reachable pages even when no link leads to them. */
@@ -195,7 +203,7 @@ export const crawlStep: Step = {
     const judged = result.pages.map((page) => judgePage(ctx, page, pagesUrl, server));
     const pages = judged.map(({ line }) => line);
     ctx.pages = pages;
-    recordChecked(ctx, pages);
+    recordChecked(ctx, pages, result.pages, choice?.unaffected);
     const failing = pages.filter((page) => !page.ok).length;
     const source = choice ? `${choice.why}` : result.source;
     return {
