@@ -42,6 +42,9 @@ function builtPages(dist: string): Map<string, string> {
 const differing = (before: Map<string, string>, now: Map<string, string>) =>
   [...now.keys()].filter((path) => before.get(path) !== now.get(path)).sort();
 
+/** The page's HTML without the links that load its stylesheets. */
+const withoutStylesheets = (html = "") => html.replace(/<link\b[^>]*\bstylesheet\b[^>]*>/g, "");
+
 describe("--changed on real builds of the blog", { timeout: 600_000 }, () => {
   let copy: BlogCopy;
   let dist = "";
@@ -146,12 +149,15 @@ describe("--changed on real builds of the blog", { timeout: 600_000 }, () => {
   });
 
   test("a stylesheet rule: the pages with an element it applies to; none for a rule no element has", async () => {
-    // The record as the crawl leaves it: each page with the classes and ids of its elements.
+    // The clean tree built again (the tests before left their edit's build), and recorded as the
+    // crawl leaves it: each page with the classes and ids of its elements.
+    await runAstro(copy.root, ["build"]);
+    const clean = builtPages(dist);
     recordPages(
       copy,
       dist,
       "/",
-      [...baseline].map(([path, html]) => ({ path, ok: true, tokens: [...htmlTokens(html)] })),
+      [...clean].map(([path, html]) => ({ path, ok: true, tokens: [...htmlTokens(html)] })),
     );
     /** Builds after the edit and chooses as `validate --changed` does, then puts the sources back. */
     const choose = async (change: (text: string) => string) => {
@@ -159,7 +165,10 @@ describe("--changed on real builds of the blog", { timeout: 600_000 }, () => {
         edit(STYLESHEET, change);
         await runAstro(copy.root, ["build"]);
         const choice = await changeScope(copy).scope.pages?.({ outDir: dist, base: "/", url: "" });
-        return { choice, truth: differing(baseline, builtPages(dist)) };
+        const now = builtPages(dist);
+        // Pages whose HTML differs beyond its stylesheet links (Shiki may tokenize a line otherwise on a busy machine).
+        const beyond = [...now.keys()].filter((path) => withoutStylesheets(clean.get(path)) !== withoutStylesheets(now.get(path)));
+        return { choice, truth: differing(clean, now), beyond: beyond.sort() };
       } finally {
         git("checkout", "--", ".");
       }
@@ -167,14 +176,23 @@ describe("--changed on real builds of the blog", { timeout: 600_000 }, () => {
     const nowhere = await choose((text) => `${text}\n.no-element-has-this { gap: 0; }\n`);
     // Every page loads the stylesheet, whose name (its hash) changed.
     assert.ok(nowhere.truth.length >= 40, `${nowhere.truth.length} pages changed`);
-    assert.deepEqual(nowhere.choice?.paths, [], nowhere.choice?.why);
-    assert.deepEqual(nowhere.choice?.unaffected, nowhere.truth, nowhere.choice?.why);
+    assert.deepEqual(nowhere.choice?.paths, nowhere.beyond, nowhere.choice?.why);
+    // The others keep their verdict (the 404 page is not crawled).
+    assert.deepEqual(
+      nowhere.choice?.unaffected,
+      nowhere.truth.filter((path) => path !== "/404" && !nowhere.beyond.includes(path)),
+      nowhere.choice?.why,
+    );
     const terminal = await choose((text) => `${text}\n.terminal { outline: 1px solid; }\n`);
-    const withTerminal = [...baseline].filter(([, html]) => htmlTokens(html).has(".terminal")).map(([path]) => path);
+    const withTerminal = [...clean].filter(([, html]) => htmlTokens(html).has(".terminal")).map(([path]) => path);
     assert.ok(withTerminal.length >= 2, `.terminal is on ${withTerminal.length} pages`);
-    assert.deepEqual(terminal.choice?.paths, withTerminal.sort(), terminal.choice?.why);
+    assert.deepEqual(terminal.choice?.paths, [...new Set([...withTerminal, ...terminal.beyond])].sort(), terminal.choice?.why);
     const variable = await choose((text) => `${text}\n:root { --probe: 1px; }\n`);
-    assert.deepEqual(variable.choice?.paths, variable.truth, variable.choice?.why);
+    assert.deepEqual(
+      variable.choice?.paths,
+      variable.truth.filter((path) => path !== "/404"),
+      variable.choice?.why,
+    );
   });
 });
 

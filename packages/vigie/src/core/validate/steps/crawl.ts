@@ -181,6 +181,8 @@ export const crawlStep: Step = {
     const choice = await chosenPages(ctx);
     const result = await crawlSite(options.session, pagesUrl, {
       a11y: enabled(ctx, "a11y"),
+      // The classes and ids of each page, for the record: what a later stylesheet change can reach.
+      tokens: true,
       // No sitemap: links are followed from the critical routes (under the site's base).
       base: site.base,
       startPaths: ctx.critical,
