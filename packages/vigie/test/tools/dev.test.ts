@@ -94,7 +94,8 @@ describe("blog_dev tool definitions", () => {
   });
 
   test("start: port out of range or of the wrong type, unknown mode, timeout too short", async () => {
-    for (const port of [0, -1, 65_536, 80.5, "4321", null]) assertError(await call("start", { port }), "port", /1 to 65535|expected number/);
+    for (const port of [0, -1, 65_536, 80.5, "4321", null])
+      assertError(await call("start", { port }), "port", /1 to 65535|expected number/);
     assertError(await call("start", { mode: "production" }), "mode", /"dev", "preview"/);
     assertError(await call("start", { timeoutMs: 10 }), "timeoutMs", /1000/);
   });
