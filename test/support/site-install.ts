@@ -124,6 +124,49 @@ export async function packVigie(destination: string): Promise<{ tarball: string;
  * folder under a hash of the package's files (every test file of a run, and the next run
  * while nothing changed, reuse it); tarballs unused for a day are removed.
  */
+/** Whether the process `pid` is still there (a pid we may not signal is someone's: alive). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * One attempt at the lock folder `busy`, shared by the test files of this machine: true when
+ * this process now holds it (its pid written inside; the caller removes the folder when done).
+ * Otherwise it waits a second and answers false, having removed the lock if its holder is gone:
+ * a run that was killed (or a machine restarted mid-run) leaves it behind, and its work is never
+ * finished by anyone. A holder still alive after `timeoutMs` is an error naming the lock.
+ */
+export async function takeLock(busy: string, what: string, timeoutMs: number): Promise<boolean> {
+  try {
+    mkdirSync(busy);
+    writeFileSync(join(busy, "pid"), String(process.pid));
+    return true;
+  } catch {
+    let pid = Number.NaN;
+    let age = 0;
+    try {
+      age = Date.now() - statSync(busy).mtimeMs;
+      pid = Number(readFileSync(join(busy, "pid"), "utf8"));
+    } catch {
+      // released meanwhile, or taken an instant ago and its pid not yet written
+    }
+    // A lock with no pid after a few seconds is from an older run (or its holder died at once).
+    const abandoned = Number.isInteger(pid) && pid > 0 ? !alive(pid) : age > 10_000;
+    if (abandoned || age > 2 * timeoutMs) {
+      rmSync(busy, { recursive: true, force: true });
+      return false;
+    }
+    if (age > timeoutMs) throw new Error(`${what} by another test file (pid ${pid}) did not end in ${timeoutMs} ms (lock ${busy})`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    return false;
+  }
+}
+
 export async function packedVigie(): Promise<{ tarball: string; bytes: number; ms: number; cached: boolean }> {
   const hash = createHash("sha256");
   const files = (readdirSync(VIGIE_PACKAGE, { recursive: true }) as string[])
@@ -138,7 +181,6 @@ export async function packedVigie(): Promise<{ tarball: string; bytes: number; m
   const folder = join(tmpdir(), name);
   // Two test files packing at once would race in packages/vigie (prepack removes dist/): one packs, the other waits for it.
   const busy = join(tmpdir(), `vigie-packing-${createHash("sha256").update(VIGIE_PACKAGE).digest("hex").slice(0, 12)}`);
-  const deadline = Date.now() + 600_000;
   for (;;) {
     const existing = existsSync(folder) ? readdirSync(folder).find((file) => file.endsWith(".tgz")) : undefined;
     if (existing) {
@@ -146,19 +188,7 @@ export async function packedVigie(): Promise<{ tarball: string; bytes: number; m
       utimesSync(folder, new Date(), new Date());
       return { tarball, bytes: statSync(tarball).size, ms: 0, cached: true };
     }
-    try {
-      mkdirSync(busy);
-      break;
-    } catch {
-      // A lock left by a run that was killed: a pack takes well under 10 minutes.
-      try {
-        if (Date.now() - statSync(busy).mtimeMs > 600_000) rmSync(busy, { recursive: true, force: true });
-      } catch {
-        // released meanwhile
-      }
-      if (Date.now() > deadline) throw new Error(`another test file's npm pack did not end in 10 min (${busy})`);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
+    if (await takeLock(busy, "npm pack of vigie", 600_000)) break;
   }
   removeStale(tmpdir(), "vigie-tarball-");
   const staging = mkdtempSync(join(tmpdir(), "vigie-pack-"));
@@ -263,19 +293,12 @@ async function installedPackages(
   const busy = `${folder}.installing`;
   mkdirSync(cache, { recursive: true });
   // Another test file may be installing the same site: wait for it (its lock folder is removed when done).
-  const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (existsSync(join(folder, "node_modules"))) {
       utimesSync(folder, new Date(), new Date());
       return { folder, ms: 0, cached: true };
     }
-    try {
-      mkdirSync(busy);
-      break;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`the ${spec.name} site's install by another test file did not end in ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
+    if (await takeLock(busy, `the ${spec.name} site's install`, timeoutMs)) break;
   }
   const staging = mkdtempSync(join(cache, `${spec.name}-staging-`));
   try {
