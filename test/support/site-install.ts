@@ -20,6 +20,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { isLive, readProcStat } from "../../packages/vigie/src/core/process/inspect.ts";
 import { BLOG_ROOT, killGroup } from "../../packages/vigie/test/support/blog.ts";
 import { STARLIGHT, starlightFiles } from "./sites.ts";
 
@@ -120,21 +121,6 @@ export async function packVigie(destination: string): Promise<{ tarball: string;
 }
 
 /**
- * The tarball of the package as it is now, packed once and kept in the system's temporary
- * folder under a hash of the package's files (every test file of a run, and the next run
- * while nothing changed, reuse it); tarballs unused for a day are removed.
- */
-/** Whether the process `pid` is still there (a pid we may not signal is someone's: alive). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/**
  * One attempt at the lock folder `busy`, shared by the test files of this machine: true when
  * this process now holds it (its pid written inside; the caller removes the folder when done).
  * Otherwise it waits a second and answers false, having removed the lock if its holder is gone:
@@ -156,7 +142,7 @@ export async function takeLock(busy: string, what: string, timeoutMs: number): P
       // released meanwhile, or taken an instant ago and its pid not yet written
     }
     // A lock with no pid after a few seconds is from an older run (or its holder died at once).
-    const abandoned = Number.isInteger(pid) && pid > 0 ? !alive(pid) : age > 10_000;
+    const abandoned = Number.isInteger(pid) && pid > 0 ? !isLive(readProcStat(pid)) : age > 10_000;
     if (abandoned || age > 2 * timeoutMs) {
       rmSync(busy, { recursive: true, force: true });
       return false;
@@ -167,6 +153,11 @@ export async function takeLock(busy: string, what: string, timeoutMs: number): P
   }
 }
 
+/**
+ * The tarball of the package as it is now, packed once and kept in the system's temporary
+ * folder under a hash of the package's files (every test file of a run, and the next run
+ * while nothing changed, reuse it); tarballs unused for a day are removed.
+ */
 export async function packedVigie(): Promise<{ tarball: string; bytes: number; ms: number; cached: boolean }> {
   const hash = createHash("sha256");
   const files = (readdirSync(VIGIE_PACKAGE, { recursive: true }) as string[])
