@@ -3,9 +3,11 @@
 // (VIGIE_DEBUG=1 shows it). Exit codes: 0 success, 1 the tool answered an error,
 // 2 bad usage or the harness could not run.
 import { readFileSync } from "node:fs";
+import { relative, resolve } from "node:path";
 import { type Answer, clip } from "../core/answer.ts";
 import { type Project, ProjectNotFoundError, resolveProject } from "../core/project.ts";
 import { prefixedToolName, type ToolContext, type ToolDefinition, toolName } from "../tools/define.ts";
+import { answerFiles } from "../tools/render.ts";
 import { describeArguments, findToolByWords, parseToolArgs } from "./args.ts";
 import { parseFlags, projectAt, takeFlag, UsageError } from "./flags.ts";
 
@@ -192,8 +194,19 @@ async function callTool(words: string[], leading: string | undefined): Promise<n
     }
   }
   await write(`${serialize(answer)}\n`);
+  for (const line of filesFromHere(answer, project.root, process.cwd())) say(line);
   if (controller.signal.aborted) return 130;
   return "error" in answer ? 1 : 0;
+}
+
+/**
+ * The answer's files (its `files`, paths relative to the project root) as paths from the
+ * current directory, one line each, when the project is elsewhere (`--project`): what to open
+ * from here. None when the project is the current directory: the answer's paths are right.
+ */
+function filesFromHere(answer: Answer, root: string, cwd: string): string[] {
+  if (resolve(root) === resolve(cwd)) return [];
+  return Object.entries(answerFiles(answer)).map(([role, path]) => `${role}: ${relative(cwd, resolve(root, path)) || "."}`);
 }
 
 function version(): string {

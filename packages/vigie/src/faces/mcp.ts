@@ -3,7 +3,7 @@
 // because the argument schemas are already JSON schema (built with zod 4 from `args(z)`).
 // Each tool has a title and annotations (from its definition), an output schema; each
 // result has the answer as structuredContent beside its text, and a resource_link to every
-// file the answer names (reports, logs, screenshots), which resources/read then reads.
+// file of the answer's `files` (reports, logs, screenshots), which resources/read then reads.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, extname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -25,6 +25,7 @@ import type { Project } from "../core/project.ts";
 import type { ToolContext, ToolDefinition } from "../tools/define.ts";
 import { DEFAULT_PREFIX, prefixedToolName } from "../tools/define.ts";
 import { registry } from "../tools/registry.ts";
+import { answerFiles } from "../tools/render.ts";
 import { prefixOf, renameTools, runTool } from "../tools/run.ts";
 import { answerSchema, argumentsSchema } from "../tools/schema.ts";
 import { ClientSession } from "../tools/session.ts";
@@ -53,9 +54,6 @@ export function mcpTools(prefix: string = DEFAULT_PREFIX): Tool[] {
   }));
 }
 
-/** Answer fields that hold the path of a file the tool wrote. */
-const FILE_FIELDS = ["report", "fullAnswer", "file", "log", "full", "diffImage", "baseline", "screenshot"];
-
 const MIME_TYPES: Record<string, string> = {
   ".json": "application/json",
   ".png": "image/png",
@@ -73,13 +71,14 @@ function mimeOf(path: string): { mimeType?: string } {
   return mimeType ? { mimeType } : {};
 }
 
-/** A resource_link for each file the answer names that exists (paths relative to the project root); `linked` gets their paths. */
+/**
+ * A resource_link for each file of the answer's `files` that exists (paths relative to the
+ * project root); `linked` gets their paths.
+ */
 function fileLinks(answer: Answer, project: Project, linked: Set<string>): CallToolResult["content"] {
   const links: CallToolResult["content"] = [];
   const seen = new Set<string>();
-  for (const field of FILE_FIELDS) {
-    const value = answer[field];
-    if (typeof value !== "string" || !value || value.includes("\n")) continue;
+  for (const [role, value] of Object.entries(answerFiles(answer))) {
     const path = isAbsolute(value) ? value : resolve(project.root, value);
     if (seen.has(path) || !existsSync(path)) continue;
     seen.add(path);
@@ -89,7 +88,7 @@ function fileLinks(answer: Answer, project: Project, linked: Set<string>): CallT
       type: "resource_link",
       uri: pathToFileURL(path).href,
       name: basename(path),
-      description: `${field}: ${value}`,
+      description: `${role}: ${value}`,
       ...(mimeType ? { mimeType } : {}),
     });
   }

@@ -4,8 +4,9 @@ import { readRendering } from "../core/astro/rendering.ts";
 import { auditA11y } from "../core/browser/a11y.ts";
 import { type ActionsOutcome, parseSteps } from "../core/browser/actions.ts";
 import { crawlSite, failingPages } from "../core/browser/crawl.ts";
-import { faultSummary, faultText, type PageFault, pageFaults, whereOf } from "../core/browser/faults.ts";
-import { checkJsErrors, summarize } from "../core/browser/jsErrors.ts";
+import { type PageFault, pageFaults } from "../core/browser/faults.ts";
+import { failingPageItem, faultItem, faultSummary, whereOf } from "../core/browser/faultView.ts";
+import { checkJsErrors } from "../core/browser/jsErrors.ts";
 import { measurePerf } from "../core/browser/perf.ts";
 import { takeScreenshot } from "../core/browser/screenshot.ts";
 import { sharedSession } from "../core/browser/session.ts";
@@ -16,9 +17,9 @@ import { builtPagePaths, choosePages, type PageSelection, recordPages } from "..
 import { budgetsOf, loadConfig, storageStateOf } from "../core/config.ts";
 import { causesOnServer, faultsWithCauses, firstFault, pageServerErrors } from "../core/production/pageCauses.ts";
 import { type Project, relativePath } from "../core/project.ts";
-import type { Located } from "../core/source/located.ts";
 import { resolveBaseUrl, resolvePageUrl } from "../core/target.ts";
-import { defineTool, portArgument, type ToolDefinition, type Zod } from "./define.ts";
+import { finding, lines } from "./answers.ts";
+import { defineTool, portArgument, type ToolDefinition, type ToolOutput, type Zod } from "./define.ts";
 
 const target = (z: Zod) => ({
   path: z.string().describe('Site path, default "/"').optional(),
@@ -57,8 +58,6 @@ function actionsLine(outcome: ActionsOutcome | undefined): Answer {
 
 const viewport = (z: Zod) => z.enum(["desktop", "mobile"]).describe("default desktop").optional();
 
-const MAX_LISTED = 5;
-
 /** For crawl's `changed`: builds, then chooses the pages whose output differs from the last check's. */
 async function changedPages(project: Project, settings: AstroSettings, signal: AbortSignal | undefined): Promise<PageSelection> {
   const build = await runBuild(project, { signal });
@@ -67,34 +66,16 @@ async function changedPages(project: Project, settings: AstroSettings, signal: A
     throw new VigieError(
       `the build failed${first ? `: ${clip(first.message, 200)}` : ""}, so no page can be compared with the last check`,
       "Call blog_build_run for the errors and fix them, then crawl again.",
-      { report: build.report },
+      { files: { report: build.report } },
     );
   }
   const universe = builtPagePaths(settings.outDir, settings.base, settings.trailingSlash);
   return choosePages(project, settings.outDir, settings.base, universe);
 }
 
-function listed(items: string[], max = 200): string[] {
-  const shown = items.slice(0, MAX_LISTED).map((item) => clip(item, max));
-  return items.length > MAX_LISTED ? [...shown, `+${items.length - MAX_LISTED} more (see report)`] : shown;
-}
-
-function listedFindings(items: (string | Answer)[]): (string | Answer)[] {
-  return items.length > MAX_LISTED ? [...items.slice(0, MAX_LISTED), `+${items.length - MAX_LISTED} more (see report)`] : items;
-}
-
-/** The compact form of one page's findings, as js_errors answers it. */
 /** Why an a11y answer names no component. */
 const A11Y_SOURCE_UNKNOWN =
   "this page does not mark its elements with their component: Astro does on its dev server with the dev toolbar on (devToolbar.enabled)";
-
-/** A fault as a plain string when nothing was located and no action came before it, else an object with its source and step. */
-function faultItem(key: string, fault: PageFault, located: Located | undefined): string | Answer {
-  const text = faultText(fault, 200, false);
-  const where = whereOf(located);
-  const step = fault.afterStep ? { afterStep: fault.afterStep } : {};
-  return where || fault.afterStep ? { [key]: text, ...step, ...where } : text;
-}
 
 /** The islands line of an answer: how many, how many hydrated, and those not checked (a media query). */
 function islandsLine(findings: PageFindings): Answer | undefined {
@@ -104,35 +85,38 @@ function islandsLine(findings: PageFindings): Answer | undefined {
   return {
     count: islands.length,
     hydrated: islands.filter((island) => island.hydrated).length,
-    ...(notChecked.length ? { notChecked: notChecked.slice(0, 3).map((island) => clip(`${island.component}: ${island.note}`, 160)) } : {}),
+    ...(notChecked.length ? { notChecked: notChecked.map((island) => clip(`${island.component}: ${island.note}`, 160)) } : {}),
   };
 }
 
-/** The compact form of one page's findings, as js_errors answers it: its faults, grouped by kind. */
-export function findingsAnswer(findings: PageFindings, path: string): Answer {
+/**
+ * One page's findings as js_errors answers them: its faults grouped by kind, each list whole
+ * (the renderer cuts them to js_errors' sizes and budget; the report then has the findings).
+ */
+export function findingsOutput(findings: PageFindings, path: string): ToolOutput {
   const faults = pageFaults(findings);
   // One reason shared by every finding (no src/ at all, say) is said once, not per finding.
   const everyLocated = faults.map((fault) => fault.located).filter((located) => located !== undefined);
   const reasons = new Set(everyLocated.map((located) => ("sourceUnknown" in located ? located.sourceUnknown : "")));
   const shared = everyLocated.length > 1 && reasons.size === 1 ? [...reasons][0] || undefined : undefined;
-  const located = (fault: PageFault) => (shared ? undefined : fault.located);
-  const of = (...kinds: PageFault["kind"][]) => faults.filter((fault) => kinds.includes(fault.kind));
-  const islandFaults = of("island", "hydration");
+  const items = (...kinds: PageFault["kind"][]) =>
+    faults.filter((fault) => kinds.includes(fault.kind)).map((fault) => faultItem(fault, shared ? undefined : fault.located));
+  const islandFaults = items("island", "hydration");
   const islands = islandsLine(findings);
-  return {
+  const answer: Answer = {
     path,
     status: findings.status,
     summary: faultSummary(faults, findings.incomplete),
-    errors: listedFindings(of("error").map((fault) => faultItem("message", fault, located(fault)))),
-    failedRequests: listedFindings(of("request").map((fault) => faultItem("request", fault, located(fault)))),
-    ...(islandFaults.length
-      ? { islandFaults: listedFindings(islandFaults.map((fault) => faultItem("message", fault, located(fault)))) }
-      : {}),
+    errors: items("error"),
+    failedRequests: items("request"),
+    ...(islandFaults.length ? { islandFaults } : {}),
     ...(findings.mermaid.length
       ? {
-          mermaid: findings.mermaid
-            .slice(0, MAX_LISTED)
-            .map((m) => ({ diagram: m.diagram, message: clip(m.message, 200), ...whereOf(shared ? undefined : m.located) })),
+          mermaid: findings.mermaid.map((m) => ({
+            diagram: m.diagram,
+            message: clip(m.message, 200),
+            ...whereOf(shared ? undefined : m.located),
+          })),
         }
       : {}),
     ...(islands ? { islands } : {}),
@@ -140,23 +124,10 @@ export function findingsAnswer(findings: PageFindings, path: string): Answer {
     ...(findings.devError ? { devError: findings.devError } : {}),
     ...(findings.redirectedTo ? { redirectedTo: findings.redirectedTo } : {}),
     ...actionsLine(findings.actions),
-    ...(findings.warnings.length ? { warnings: listed(findings.warnings, 150) } : {}),
+    ...(findings.warnings.length ? { warnings: findings.warnings.map((warning) => clip(warning, 150)) } : {}),
     ...(findings.incomplete ? { incomplete: findings.incomplete } : {}),
   };
-}
-
-/** js_errors' answer: the compact findings; whatever list it cuts ("+N more (see report)"), the report written has whole. */
-export function jsErrorsAnswer(project: Project, findings: PageFindings, path: string): Answer {
-  const answer = findingsAnswer(findings, path);
-  // The page's controls after a step that could not run: as many as the 1 KB budget leaves, three at least.
-  const near = (answer.stepFailed as { onThePage?: string[] } | undefined)?.onThePage;
-  while (near && near.length > 3 && Buffer.byteLength(JSON.stringify(answer)) > 1000) near.pop();
-  const faults = pageFaults(findings);
-  const count = (...kinds: PageFault["kind"][]) => faults.filter((fault) => kinds.includes(fault.kind)).length;
-  const lists = [count("error"), count("request"), count("island", "hydration"), findings.mermaid.length, findings.warnings.length];
-  return lists.some((length) => length > MAX_LISTED)
-    ? { ...answer, report: writeReport(project, `js-errors-${path.replace(/\W+/g, "-")}.json`, findings) }
-    : answer;
+  return { answer, full: { name: `js-errors-${path.replace(/\W+/g, "-")}.json`, content: findings } };
 }
 
 export const browserTools: ToolDefinition[] = [
@@ -183,6 +154,31 @@ export const browserTools: ToolDefinition[] = [
         .optional(),
       actions: actions(z, ACTIONS),
     }),
+    answer: (z) => ({
+      path: z.string(),
+      status: z.number().int().nullable(),
+      summary: z.string().describe('"clean", or what broke the page'),
+      errors: z.array(finding(z)).describe("uncaught errors and console errors, with their source file:line where known"),
+      failedRequests: z.array(finding(z)),
+      islandFaults: z.array(finding(z)),
+      mermaid: z.array(z.looseObject({ diagram: z.number().optional(), message: z.string().optional() })),
+      sourceUnknown: z.string(),
+      warnings: lines(z),
+      serverErrors: lines(z),
+      incomplete: z.string(),
+    }),
+    // A broken page in 1 KB (DESIGN.md), every fault named as far as it goes.
+    budget: 1024,
+    lists: {
+      errors: 5,
+      failedRequests: 5,
+      islandFaults: 5,
+      mermaid: 5,
+      serverErrors: 3,
+      "stepFailed.onThePage": 8,
+      "islands.notChecked": 3,
+      warnings: 5,
+    },
     run: async (args, { project }) => {
       const path = args.path ?? "/";
       const findings = await checkJsErrors(sharedSession(), resolvePageUrl(project, args), {
@@ -196,8 +192,9 @@ export const browserTools: ToolDefinition[] = [
         base: readAstroSettings(project).base,
         routes: readRendering(project).routes,
       });
-      const answer = jsErrorsAnswer(project, findings, path);
-      return serverErrors.length ? { ...answer, serverErrors } : answer;
+      const output = findingsOutput(findings, path);
+      if (serverErrors.length) output.answer.serverErrors = serverErrors;
+      return output;
     },
   }),
   defineTool({
@@ -209,13 +206,24 @@ export const browserTools: ToolDefinition[] = [
     description:
       "Measure a page over N cold loads: median TTFB, DOMContentLoaded, load, LCP, CLS, bytes, requests, JS bytes, each against the budget (vigie.config.json; default load <= 200 ms). Judge budgets on a preview build, not the dev server.",
     args: (z) => ({ ...target(z), runs: z.number().int().min(1).max(20).describe("loads to take the median of, default 3").optional() }),
+    answer: (z) => ({
+      path: z.string(),
+      runs: z.number().int(),
+      server: z.enum(["dev", "production"]),
+      medians: z.record(z.string(), z.number()),
+      budget: z.record(
+        z.string(),
+        z.looseObject({ value: z.number().optional(), max: z.number().optional(), pass: z.boolean().optional() }),
+      ),
+      verdict: z.enum(["pass", "over_budget"]),
+    }),
     run: async (args, { project }) => {
       const result = await measurePerf(sharedSession(), resolvePageUrl(project, args), {
         runs: args.runs ?? 3,
         budgets: budgetsOf(loadConfig(project)),
         storageState: storageStateOf(project, loadConfig(project)),
       });
-      return {
+      const answer: Answer = {
         path: args.path ?? "/",
         ...result,
         url: undefined,
@@ -223,6 +231,7 @@ export const browserTools: ToolDefinition[] = [
           ? { note: "Measured on the dev server: timings are not what readers get. Build, start with mode preview, then measure." }
           : {}),
       };
+      return { answer };
     },
   }),
   defineTool({
@@ -239,20 +248,26 @@ export const browserTools: ToolDefinition[] = [
       selector: z.string().min(1).max(300).describe("CSS selector of one element").optional(),
       actions: actions(z, "as js_errors' actions"),
     }),
+    answer: (z) => ({
+      width: z.number().int(),
+      height: z.number().int(),
+      bytes: z.number().int(),
+      pageFaults: z.string(),
+    }),
     run: async (args, { project }) => {
       const shot = await takeScreenshot(project, sharedSession(), resolvePageUrl(project, args), args.path ?? "/", {
         ...args,
         ...pageCheckOptions(project, args.actions),
       });
-      const faults = summarize(shot.findings);
-      return {
-        file: shot.file,
+      const faults = pageFaults(shot.findings);
+      const answer: Answer = {
         width: shot.width,
         height: shot.height,
         bytes: shot.bytes,
-        ...(faults.startsWith("clean") ? {} : { pageFaults: faults }),
+        ...(faults.length || shot.findings.incomplete ? { pageFaults: faultSummary(faults, shot.findings.incomplete) } : {}),
         ...actionsLine(shot.findings.actions),
       };
+      return { answer, files: { screenshot: shot.file } };
     },
   }),
   defineTool({
@@ -270,6 +285,21 @@ export const browserTools: ToolDefinition[] = [
         .optional(),
       actions: actions(z, "as js_errors' actions"),
     }),
+    answer: (z) => ({
+      path: z.string(),
+      violations: z.array(
+        z.looseObject({
+          id: z.string().optional(),
+          impact: z.string().optional(),
+          count: z.number().int().optional(),
+          target: z.string().optional(),
+        }),
+      ),
+      counts: z.record(z.string(), z.number().int()),
+      passes: z.number().int(),
+      sourceUnknown: z.string(),
+    }),
+    lists: { violations: 8 },
     run: async (args, { project }) => {
       const result = await auditA11y(sharedSession(), resolvePageUrl(project, args), {
         tags: args.tags,
@@ -280,9 +310,9 @@ export const browserTools: ToolDefinition[] = [
       const report = result.violations.length
         ? writeReport(project, `a11y-${(args.path ?? "/").replace(/\W+/g, "-")}.json`, result)
         : undefined;
-      return {
+      const answer: Answer = {
         path: args.path ?? "/",
-        violations: result.violations.slice(0, 8).map(({ id, impact, help, count, target: selector, component }) => ({
+        violations: result.violations.map(({ id, impact, help, count, target: selector, component }) => ({
           id,
           impact,
           help: clip(help, 100),
@@ -293,9 +323,9 @@ export const browserTools: ToolDefinition[] = [
         counts,
         passes: result.passes,
         ...(result.violations.length && !result.annotated ? { sourceUnknown: A11Y_SOURCE_UNKNOWN } : {}),
-        ...(report ? { report } : {}),
         ...actionsLine(result.actions),
       };
+      return { answer, files: { report } };
     },
   }),
   defineTool({
@@ -312,6 +342,22 @@ export const browserTools: ToolDefinition[] = [
       maxPages: z.number().int().min(1).max(5000).describe("default 500").optional(),
       concurrency: z.number().int().min(1).max(16).describe("pages at once, default 4").optional(),
     }),
+    answer: (z) => ({
+      pages: z.number().int(),
+      ok: z.number().int(),
+      failing: z.array(
+        z.looseObject({
+          path: z.string().optional(),
+          status: z.number().int().nullable().optional(),
+          summary: z.string().optional(),
+          first: z.string().optional(),
+        }),
+      ),
+      changed: z.looseObject({ chosen: z.number().int().optional(), of: z.number().int().optional(), why: z.string().optional() }),
+      source: z.string(),
+      ms: z.number(),
+    }),
+    lists: { failing: 8 },
     run: async (args, { project, progress, signal }) => {
       const baseUrl = resolveBaseUrl(project, args);
       // The site's base: its sitemap is looked for there, and link-following starts there.
@@ -319,7 +365,7 @@ export const browserTools: ToolDefinition[] = [
       const { base } = settings;
       const selection = args.changed ? await changedPages(project, settings, signal) : undefined;
       if (selection?.paths.length === 0) {
-        return { pages: 0, ok: 0, failing: [], changed: { chosen: 0, of: selection.total, why: clip(selection.reason, 300) } };
+        return { answer: { pages: 0, ok: 0, failing: [], changed: { chosen: 0, of: selection.total, why: clip(selection.reason, 300) } } };
       }
       const result = await crawlSite(sharedSession(), baseUrl, {
         base,
@@ -354,33 +400,21 @@ export const browserTools: ToolDefinition[] = [
         }));
         recordPages(project, settings.outDir, base, checked, selection.fingerprints);
       }
-      const listedPages = failing.slice(0, 8).map((page) => {
-        // The first fault a reader meets, with where the sources write it (or why that is not known).
+      // Each failing page with the first fault a reader meets, and where the sources write it (or why that is not known).
+      const listedPages = failing.map((page) => {
         const faults = faultsWithCauses(page, baseUrl, causes);
-        const first = firstFault(faults);
-        return {
-          path: page.path,
-          status: page.status,
-          summary: faultSummary(faults, page.incomplete),
-          first: first ? faultText(first, 120) : "",
-          ...whereOf(first?.located, 100),
-        };
+        return failingPageItem(page, faults, firstFault(faults));
       });
-      const answerWith = (shown: typeof listedPages): Answer => ({
+      const answer: Answer = {
         pages: result.pages.length,
         ok: result.pages.length - failing.length,
-        failing: shown,
-        ...(failing.length > shown.length ? { moreFailing: failing.length - shown.length } : {}),
+        failing: listedPages,
         ...(result.skipped ? { skipped: result.skipped } : {}),
         ...(selection ? { changed: { chosen: selection.paths.length, of: selection.total, why: clip(selection.reason, 300) } } : {}),
         source: result.source,
         ms: result.ms,
-        report,
-      });
-      // Up to 8 failing pages, as many as the answer's 2 KB allow (MAX_ANSWER_BYTES); the rest are in the report.
-      let shown = listedPages;
-      while (shown.length > 1 && Buffer.byteLength(JSON.stringify(answerWith(shown))) > 2000) shown = shown.slice(0, -1);
-      return answerWith(shown);
+      };
+      return { answer, files: { report } };
     },
   }),
   defineTool({
@@ -399,12 +433,24 @@ export const browserTools: ToolDefinition[] = [
       threshold: z.number().min(0).max(1).describe("per-pixel colour threshold, default 0.1").optional(),
       update: z.boolean().describe("make the current screenshot the baseline").optional(),
     }),
-    run: async (args, { project }) => ({
-      path: args.path ?? "/",
-      ...(await visualDiff(project, sharedSession(), resolvePageUrl(project, args), args.path ?? "/", {
-        ...args,
-        storageState: storageStateOf(project, loadConfig(project)),
-      })),
+    answer: (z) => ({
+      path: z.string(),
+      status: z.enum(["match", "changed", "baseline_created", "baseline_updated"]),
+      diffRatio: z.number(),
+      diffPixels: z.number().int(),
     }),
+    run: async (args, { project }) => {
+      const { baseline, diffImage, ...result } = await visualDiff(
+        project,
+        sharedSession(),
+        resolvePageUrl(project, args),
+        args.path ?? "/",
+        {
+          ...args,
+          storageState: storageStateOf(project, loadConfig(project)),
+        },
+      );
+      return { answer: { path: args.path ?? "/", ...result }, files: { baseline, diffImage } };
+    },
   }),
 ];

@@ -1,30 +1,14 @@
 import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
-import { type Answer, clip, MAX_ANSWER_BYTES, serialize, VigieError, writeReport } from "../core/answer.ts";
+import { type Answer, clip, VigieError, writeReport } from "../core/answer.ts";
 import { runBuild } from "../core/build/build.ts";
 import type { BuildIssue } from "../core/build/output.ts";
 import { runCheck } from "../core/check/check.ts";
 import { checkLinks } from "../core/links/links.ts";
 import { LINTERS, type Linter, lint } from "../core/lint/lint.ts";
 import type { LintProblem } from "../core/lint/problem.ts";
+import { lines, more } from "./answers.ts";
 import { defineTool, type ToolDefinition } from "./define.ts";
-
-/** Room left for lists once the fixed fields are in. */
-const BUDGET = MAX_ANSWER_BYTES - 80;
-
-function size(answer: Answer): number {
-  return Buffer.byteLength(serialize(answer));
-}
-
-/** Drops items from the end of the longest list until the answer fits. */
-function fit(answer: Answer, lists: ((answer: Answer) => unknown[])[]): Answer {
-  while (size(answer) > BUDGET) {
-    const longest = lists.map((list) => list(answer)).sort((a, b) => b.length - a.length)[0];
-    if (!longest || longest.length === 0) break;
-    longest.pop();
-  }
-  return answer;
-}
 
 function issueSummary(issue: BuildIssue): Answer {
   return {
@@ -79,6 +63,18 @@ const run = defineTool({
   args: (z) => ({
     timeoutS: z.number().int().min(1).max(1800).describe("default 120").optional(),
   }),
+  answer: (z) => ({
+    success: z.boolean(),
+    durationS: z.number(),
+    pageCount: z.number().int(),
+    distBytes: z.number(),
+    errors: z.array(z.looseObject({ message: z.string().optional(), file: z.string().optional(), line: z.number().optional() })),
+    warnings: z.array(z.looseObject({})),
+    warningCount: z.number().int(),
+    outputTail: lines(z),
+  }),
+  // The output's tail gets what room the errors and warnings leave, its last lines.
+  lists: { errors: 3, warnings: 3, outputTail: { show: 20, keep: "last" } },
   run: async (args, context) => {
     const result = await runBuild(context.project, { timeoutMs: args.timeoutS ? args.timeoutS * 1000 : undefined, signal: context.signal });
     const answer: Answer = {
@@ -87,28 +83,14 @@ const run = defineTool({
       pageCount: result.pageCount,
       distBytes: result.distBytes,
       errors: result.errors.map(issueSummary),
-      errorCount: result.errors.length > 3 ? result.errors.length : undefined,
       warnings: groupWarnings(result.warnings),
       warningCount: result.warnings.length,
       hint: result.success
         ? undefined
         : buildHint(result.errors.find((error) => error.file) ?? result.errors[0], result.timedOut, result.report),
-      report: result.report,
-      outputTail: [] as string[],
+      outputTail: result.outputTail,
     };
-    (answer.errors as Answer[]).splice(3);
-    (answer.warnings as Answer[]).splice(3);
-    fit(answer, [(a) => a.warnings as unknown[], (a) => a.errors as unknown[]]);
-    // The tail gets what room is left, last lines first.
-    const tail = answer.outputTail as string[];
-    for (const line of [...result.outputTail].reverse()) {
-      tail.unshift(line);
-      if (size(answer) > BUDGET) {
-        tail.shift();
-        break;
-      }
-    }
-    return answer;
+    return { answer, files: { report: result.report } };
   },
 });
 
@@ -138,6 +120,16 @@ const lintTool = defineTool({
       .optional(),
     path: z.string().min(1).describe("only this file or folder").optional(),
   }),
+  answer: (z) => {
+    const linter = z.looseObject({
+      success: z.boolean().optional(),
+      count: z.number().int().optional(),
+      problems: z.array(z.looseObject({})).optional(),
+      more: more(z),
+    });
+    return { success: z.boolean(), fileCount: z.number().int(), content: linter, mermaid: linter, notes: lines(z), durationMs: z.number() };
+  },
+  lists: { "content.problems": 6, "mermaid.problems": 4, notes: 5 },
   run: async (args, context) => {
     const { project } = context;
     if (args.path) {
@@ -156,12 +148,12 @@ const lintTool = defineTool({
     const result = await lint(project, { linters, only: args.path ? [args.path] : undefined, signal: context.signal });
     const all = [...(result.content?.problems ?? []), ...(result.mermaid?.problems ?? [])];
     const report = writeReport(project, "lint.json", result);
-    const answer: Answer = { success: all.length === 0, files: result.files };
+    const answer: Answer = { success: all.length === 0, fileCount: result.files };
     if (result.content) {
       answer.content = {
         success: result.content.success,
         count: result.content.problems.length,
-        problems: result.content.problems.slice(0, 6).map(problemSummary),
+        problems: result.content.problems.map(problemSummary),
       };
     }
     if (result.mermaid) {
@@ -169,17 +161,13 @@ const lintTool = defineTool({
         success: result.mermaid.success,
         diagrams: result.mermaid.diagrams,
         count: result.mermaid.problems.length,
-        problems: result.mermaid.problems.slice(0, 4).map(problemSummary),
+        problems: result.mermaid.problems.map(problemSummary),
       };
     }
     const notes = [...(result.content?.notes ?? []), ...(result.mermaid?.notes ?? [])];
     if (notes.length > 0) answer.notes = notes.map((note) => clip(note, 160));
-    answer.report = report;
     answer.durationMs = result.durationMs;
-    return fit(answer, [
-      (a) => ((a.content as Answer | undefined)?.problems as unknown[]) ?? [],
-      (a) => ((a.mermaid as Answer | undefined)?.problems as unknown[]) ?? [],
-    ]);
+    return { answer, files: { report } };
   },
 });
 
@@ -194,6 +182,16 @@ const check = defineTool({
   args: (z) => ({
     timeoutS: z.number().int().min(10).max(1800).describe("default 300").optional(),
   }),
+  answer: (z) => ({
+    success: z.boolean(),
+    errors: z.number().int(),
+    warnings: z.number().int(),
+    hints: z.number().int(),
+    fileCount: z.number().int(),
+    diagnostics: z.array(z.looseObject({})),
+    durationS: z.number(),
+  }),
+  lists: { diagnostics: 8 },
   run: async (args, context) => {
     const result = await runCheck(context.project, { timeoutMs: args.timeoutS ? args.timeoutS * 1000 : undefined, signal: context.signal });
     const answer: Answer = {
@@ -201,12 +199,11 @@ const check = defineTool({
       errors: result.errors,
       warnings: result.warnings,
       hints: result.hints,
-      files: result.files,
-      diagnostics: result.diagnostics.slice(0, 8).map((diagnostic) => ({ ...diagnostic, message: clip(diagnostic.message, 180) })),
+      fileCount: result.files,
+      diagnostics: result.diagnostics.map((diagnostic) => ({ ...diagnostic, message: clip(diagnostic.message, 180) })),
       durationS: result.durationS,
-      report: result.report,
     };
-    return fit(answer, [(a) => a.diagnostics as unknown[]]);
+    return { answer, files: { report: result.report } };
   },
 });
 
@@ -219,14 +216,21 @@ const links = defineTool({
   description:
     "Checks the built site (after blog_build_run): every internal link, asset, #fragment and hreflang alternate resolves; external links are listed, not fetched. Answers checked, broken [{from,to,reason,source}].",
   args: () => ({}),
+  answer: (z) => ({
+    success: z.boolean(),
+    pages: z.number().int(),
+    checked: z.number().int(),
+    broken: z.array(z.looseObject({ from: z.string().optional(), to: z.string().optional(), reason: z.string().optional() })),
+    stale: z.string(),
+  }),
+  lists: { broken: 8 },
   run: async (_args, context) => {
     const result = await checkLinks(context.project);
     const answer: Answer = {
       success: result.broken.length === 0,
       pages: result.pages,
       checked: result.checked,
-      brokenCount: result.broken.length,
-      broken: result.broken.slice(0, 8).map((link) => ({
+      broken: result.broken.map((link) => ({
         from: link.from,
         to: clip(link.to, 160),
         reason: clip(link.reason, 160),
@@ -235,9 +239,8 @@ const links = defineTool({
       })),
       external: result.external,
       stale: result.stale && `${result.stale}: run blog_build_run to check the current sources`,
-      report: result.report,
     };
-    return fit(answer, [(a) => a.broken as unknown[]]);
+    return { answer, files: { report: result.report } };
   },
 });
 

@@ -35,6 +35,31 @@ export interface ToolContext {
 
 export type ToolGroup = "dev" | "build" | "browser";
 
+/**
+ * The files an answer points at, by what each is (report, log, screenshot, baseline,
+ * diffImage): paths relative to the project root. Answers give them in one field, `files`.
+ */
+export type AnswerFiles = Record<string, string | undefined>;
+
+/** What a tool's run gives the renderer (render.ts): its answer with whole lists, and the files it points at. */
+export interface ToolOutput {
+  /** The answer, its declared lists whole: the renderer cuts them to the definition's sizes and budget. */
+  answer: Answer;
+  /** The files the answer points at. A `report` holds the whole result: the renderer then writes none. */
+  files?: AnswerFiles;
+  /**
+   * What the report the renderer writes when it cuts the answer holds, and its name under
+   * .opencode/reports/ (default: the whole answer, in `<tool name>.json`).
+   */
+  full?: { name: string; content: unknown };
+}
+
+/**
+ * A list of an answer that the renderer may cut: how many items a default answer shows, and
+ * which end it keeps (the first items, or the last ones for a log's tail).
+ */
+export type ListSpec = number | { show: number; keep: "first" | "last" };
+
 export interface ToolDefinition<S extends Shape = Shape> {
   /** The export name in `.opencode/tools/blog_<group>.ts`; the full name is blog_<group>_<exportName>. */
   exportName: string;
@@ -52,7 +77,19 @@ export interface ToolDefinition<S extends Shape = Shape> {
   idempotent: boolean;
   /** The argument shape, built with the zod a face brings. Describe every argument. */
   args: (zod: Zod) => S;
-  run: (args: z.infer<z.ZodObject<S>>, context: ToolContext) => Promise<Answer>;
+  /**
+   * The fields it answers, as zod shapes (MCP's outputSchema; the tests check every answer
+   * against it). Each is optional, and the fields every answer may have are added (answers.ts).
+   */
+  answer: (zod: Zod) => Shape;
+  /** The most bytes its answer takes (default MAX_ANSWER_BYTES, 2 KB). */
+  budget?: number;
+  /**
+   * The lists its answer holds, by their path in the answer ("failing", "content.problems"),
+   * with how many items a default answer shows; the renderer cuts them (render.ts).
+   */
+  lists?: Record<string, ListSpec>;
+  run: (args: z.infer<z.ZodObject<S>>, context: ToolContext) => Promise<ToolOutput>;
 }
 
 /**

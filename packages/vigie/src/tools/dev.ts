@@ -1,9 +1,14 @@
 // Each run imports the core module it needs when it is called: a call of one tool (`vigie dev
 // status`) loads that tool's code, not the whole dev-server core. The core returns typed
 // results; devAnswers.ts words them, and runTool gives a StepError the hint that names the tool to call.
-import { defineTool, portArgument, type ToolDefinition } from "./define.ts";
+import { lines } from "./answers.ts";
+import { defineTool, portArgument, type ToolDefinition, type Zod } from "./define.ts";
 
 const answers = () => import("./devAnswers.ts");
+
+const devMode = (z: Zod) => z.enum(["dev", "preview"]);
+/** A log's tail: its last lines are kept. */
+const LOG_TAIL = { show: 12, keep: "last" } as const;
 
 const start = defineTool({
   exportName: "start",
@@ -18,6 +23,20 @@ const start = defineTool({
     mode: z.enum(["dev", "preview"]).describe('"preview": serve the last build').optional(),
     timeoutMs: z.number().int().min(1000).max(300_000).describe("default 30000").optional(),
   }),
+  answer: (z) => ({
+    status: z.enum(["started", "already_running", "failed"]),
+    pid: z.number().int(),
+    port: z.number().int(),
+    url: z.string(),
+    mode: devMode(z),
+    startedBy: z.string().describe("set when Astro, not vigie, runs the server"),
+    readyMs: z.number(),
+    uptimeS: z.number(),
+    movedFrom: z.number().int(),
+    lifetime: z.string().describe("whether the server stops when this client ends, or runs until stopped"),
+    logTail: lines(z),
+  }),
+  lists: { logTail: LOG_TAIL },
   run: async (args, context) => {
     const { loadConfig } = await import("../core/config.ts");
     const { startDevServer } = await import("../core/devServer/start.ts");
@@ -32,16 +51,16 @@ const start = defineTool({
       // Started for a client (MCP, OpenCode): it must not outlive that process.
       ...(context.session ? { ownerPid: process.pid } : {}),
     });
-    const answer = (await answers()).startAnswer(result);
-    if (result.kind === "failed") return answer;
+    const output = (await answers()).startAnswer(result);
+    if (result.kind === "failed") return output;
     const { session } = context;
     if (session && result.kind === "started") session.started(context.project, result.pid);
-    answer.lifetime = session?.owns(context.project, result.pid)
+    output.answer.lifetime = session?.owns(context.project, result.pid)
       ? `stopped when ${session.name} ends (or by blog_dev_stop)`
       : session
         ? `started before ${session.name}: left running when it ends (blog_dev_stop stops it)`
         : "runs until blog_dev_stop";
-    return answer;
+    return output;
   },
 });
 
@@ -55,10 +74,22 @@ const stop = defineTool({
   args: (z) => ({
     graceMs: z.number().int().min(0).max(60_000).describe("TERM to KILL delay, default 5000").optional(),
   }),
+  answer: (z) => ({
+    stopped: z.boolean(),
+    pid: z.number().int(),
+    port: z.number().int(),
+    ms: z.number(),
+    startedBy: z.string(),
+    forced: z.string(),
+    portFree: z.boolean(),
+    reason: z.string().describe("why nothing was stopped"),
+    logTail: lines(z),
+  }),
+  lists: { logTail: LOG_TAIL },
   run: async (args, context) => {
     const result = await (await import("../core/devServer/stop.ts")).stopDevServer(context.project, args);
     if (result.kind === "stopped") context.session?.forget(context.project);
-    return (await answers()).stopAnswer(result);
+    return { answer: (await answers()).stopAnswer(result) };
   },
 });
 
@@ -71,9 +102,24 @@ const status = defineTool({
   description:
     "Is the dev server running and answering? Answers running, healthy, pid, port, url, uptimeS; for a crashed server its exit code and log tail.",
   args: () => ({}),
+  answer: (z) => ({
+    running: z.boolean(),
+    healthy: z.boolean(),
+    starting: z.boolean(),
+    pid: z.number().int(),
+    port: z.number().int(),
+    url: z.string(),
+    mode: devMode(z),
+    uptimeS: z.number(),
+    startedBy: z.string(),
+    stale: z.string(),
+    stopped: z.string().describe("how a server stopped from outside ended"),
+    crashed: z.looseObject({ exitCode: z.number().int().nullable().optional(), logTail: lines(z).optional() }),
+  }),
+  lists: { "crashed.logTail": LOG_TAIL },
   run: async (_args, context) => {
     const result = await (await import("../core/devServer/status.ts")).devServerStatus(context.project);
-    return (await answers()).statusAnswer(result);
+    return { answer: (await answers()).statusAnswer(result) };
   },
 });
 
@@ -84,13 +130,19 @@ const logs = defineTool({
   readOnly: true,
   idempotent: false,
   description:
-    "The dev server's log without colours: last lines, errors with their stacks, or lines with some text. Answers lines, total, truncated.",
+    "The dev server's log without colours: last lines, errors with their stacks, or lines with some text. Answers lines and total.",
   args: (z) => ({
     lines: z.number().int().min(1).max(500).describe("default 50").optional(),
     filter: z.string().min(1).max(200).describe("text the lines contain").optional(),
     level: z.enum(["error", "warn"]).describe("errors (warn: and warnings)").optional(),
     since: z.enum(["last"]).describe("only lines new since the previous call").optional(),
   }),
+  answer: (z) => ({
+    lines: lines(z),
+    total: z.number().int(),
+  }),
+  // The lines asked for (500 at most) as many as the budget takes, the newest.
+  lists: { lines: { show: 500, keep: "last" } },
   run: async (args, context) => {
     const result = await (await import("../core/devServer/log.ts")).readDevLogs(context.project, args);
     return (await answers()).logsAnswer(result);
@@ -110,9 +162,22 @@ const http_get = defineTool({
     port: portArgument(z, "default: the dev server's"),
     timeoutMs: z.number().int().min(100).max(120_000).describe("default 10000").optional(),
   }),
+  answer: (z) => ({
+    status: z.number().int(),
+    contentType: z.string(),
+    bodyLength: z.number().int(),
+    redirectedTo: z.string(),
+    title: z.string(),
+    errorName: z.string(),
+    errorMessage: z.string(),
+    errorFile: z.string(),
+    bodyExcerpt: z.string(),
+    serverError: z.string(),
+    ms: z.number(),
+  }),
   run: async (args, context) => {
     const result = await (await import("../core/devServer/http.ts")).httpGet(context.project, { ...args, signal: context.signal });
-    return (await answers()).httpGetAnswer(result);
+    return { answer: (await answers()).httpGetAnswer(result) };
   },
 });
 

@@ -8,6 +8,7 @@ import type { LogsAnswer } from "../core/devServer/log.ts";
 import type { ExitCause, StartResult } from "../core/devServer/start.ts";
 import { type Health, PROBE_TIMEOUT_MS, type StatusResult } from "../core/devServer/status.ts";
 import type { StopResult } from "../core/devServer/stop.ts";
+import type { ToolOutput } from "./define.ts";
 
 const EXIT_HINTS: Record<ExitCause, string> = {
   "not-found": "The command was not found: check that npm is on PATH and that package.json has the script.",
@@ -47,20 +48,19 @@ function failedAnswer(failure: Failed): Answer {
   return { status: "failed", error, hint: failureHint(failure), ...context };
 }
 
-/** blog_dev_start's answer. */
-export function startAnswer(result: StartResult): Answer {
-  if (result.kind === "failed") return failedAnswer(result);
+/** blog_dev_start's answer, and the server's log it points at. */
+export function startAnswer(result: StartResult): ToolOutput {
+  if (result.kind === "failed") return { answer: failedAnswer(result) };
   const { pid, port, url, mode, startedBy } = result;
   if (result.kind === "started") {
     const answer: Answer = { status: "started", pid, port, url, mode, ...(startedBy ? { startedBy } : {}), readyMs: result.readyMs };
-    if (result.log) answer.log = result.log;
     if (result.movedFrom !== undefined) answer.movedFrom = result.movedFrom;
     if (startedBy) {
       answer.note =
         "the dev command put the server in the background itself; it was found through .astro/dev.json, and blog_dev_stop stops it";
     }
     if (result.portNote) answer.note = result.portNote;
-    return answer;
+    return { answer, files: { log: result.log } };
   }
   const answer: Answer = { status: "already_running", pid, port, url, mode, ...(startedBy ? { startedBy } : {}) };
   if (result.uptimeS !== undefined) answer.uptimeS = result.uptimeS;
@@ -72,7 +72,7 @@ export function startAnswer(result: StartResult): Answer {
   } else if (wanted) {
     answer.hint = `The running server was kept; for ${wanted}, call blog_dev_stop, then blog_dev_start.`;
   }
-  return answer;
+  return { answer };
 }
 
 /** blog_dev_stop's answer. */
@@ -194,8 +194,15 @@ export function httpGetAnswer(result: HttpGetResult): Answer {
   return { ...result, hint };
 }
 
-/** blog_dev_logs's answer: a missing log says which tool writes it. */
-export function logsAnswer(result: LogsAnswer): Answer {
-  const { missing, ...answer } = result;
-  return missing ? { ...answer, hint: "No log yet: blog_dev_start writes it." } : answer;
+/**
+ * blog_dev_logs's answer: the lines (the renderer keeps the last that fit; the report then
+ * has all the lines asked for), and the log; a missing log says which tool writes it.
+ */
+export function logsAnswer(result: LogsAnswer): ToolOutput {
+  const { missing, log, ...answer } = result;
+  return {
+    answer: missing ? { ...answer, hint: "No log yet: blog_dev_start writes it." } : answer,
+    files: { log },
+    full: { name: "dev-server-logs.txt", content: `${result.lines.join("\n")}\n` },
+  };
 }

@@ -1,12 +1,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { type Answer, clip, errorAnswer, MAX_ANSWER_BYTES, serialize, toErrorAnswer, writeReport } from "../core/answer.ts";
+import { type Answer, clip, errorAnswer, serialize, toErrorAnswer } from "../core/answer.ts";
 import { CONFIG_FILE } from "../core/config.ts";
 import type { Project } from "../core/project.ts";
-import { DEFAULT_PREFIX, PREFIX_PATTERN, prefixedToolName, type Shape, type ToolContext, type ToolDefinition, toolName } from "./define.ts";
+import { DEFAULT_PREFIX, PREFIX_PATTERN, type Shape, type ToolContext, type ToolDefinition, type ToolOutput, toolName } from "./define.ts";
 import { stepErrorAnswer } from "./hints.ts";
 import { registry } from "./registry.ts";
+import { renderAnswer } from "./render.ts";
 
 const schemas = new WeakMap<ToolDefinition, z.ZodObject<Shape>>();
 
@@ -85,20 +86,22 @@ export function parseArgs(definition: ToolDefinition, raw: unknown, unknown: "ig
 
 /**
  * Runs a tool as every face does: validate, run, turn any exception into an error
- * answer (a StepError's hint names the tool to call), and keep the answer small (a too-long answer is saved whole to a report file).
+ * answer (a StepError's hint names the tool to call), and render the answer (render.ts):
+ * its lists cut to their sizes and its budget, what was cut in a report, its files in `files`.
  * Arguments the tool does not know are named in the answer's `ignoredArguments`.
  */
 export async function runTool(definition: ToolDefinition, raw: unknown, context: ToolContext): Promise<Answer> {
   const parsed = parseArgs(definition, raw, context.unknownArguments);
   if (!parsed.ok) return renameTools(parsed.answer, context.prefix);
-  let answer: Answer;
+  let output: ToolOutput;
   try {
-    answer = await definition.run(parsed.args as never, context);
+    output = await definition.run(parsed.args as never, context);
   } catch (error) {
-    answer = stepErrorAnswer(error) ?? toErrorAnswer(error);
+    output = { answer: stepErrorAnswer(error) ?? toErrorAnswer(error) };
   }
+  let { answer } = output;
   if (parsed.ignored.length > 0) answer = { ...answer, ignoredArguments: parsed.ignored.map((key) => clip(key, 60)).slice(0, 10) };
-  return capAnswer(definition, renameTools(answer, context.prefix), context);
+  return renderAnswer(definition, { ...output, answer: renameTools(answer, context.prefix) }, context);
 }
 
 /**
@@ -138,21 +141,6 @@ export function renameTools<T>(value: T, prefix: string = DEFAULT_PREFIX): T {
     return item;
   };
   return rename(value, true) as T;
-}
-
-function capAnswer(definition: ToolDefinition, answer: Answer, context: ToolContext): Answer {
-  const text = serialize(answer);
-  if (Buffer.byteLength(text) <= MAX_ANSWER_BYTES) return answer;
-  const report = writeReport(context.project, `${prefixedToolName(definition, context.prefix)}-answer.json`, answer);
-  const trimmed: Answer = {};
-  for (const [key, value] of Object.entries(answer)) {
-    trimmed[key] = Array.isArray(value) ? value.slice(0, 3) : typeof value === "string" ? clip(value, 300) : value;
-    if (Buffer.byteLength(serialize({ ...trimmed, truncated: true, fullAnswer: report })) > MAX_ANSWER_BYTES - 64) {
-      delete trimmed[key];
-      break;
-    }
-  }
-  return { ...trimmed, truncated: true, fullAnswer: report };
 }
 
 /** Runs a tool and serializes the answer: what OpenCode and MCP send to the model. */

@@ -1,7 +1,7 @@
 // The JSON schema of a tool's arguments, as MCP clients receive it and the CLI reads it.
 import { z } from "zod";
 import { answerShape } from "./answers.ts";
-import { type ToolDefinition, toolName } from "./define.ts";
+import type { ToolDefinition } from "./define.ts";
 
 /** One argument's schema: the parts the faces read (zod may add others). */
 export interface ArgumentSchema {
@@ -47,10 +47,7 @@ const answers = new WeakMap<ToolDefinition, Record<string, unknown>>();
 export function answerSchema(definition: ToolDefinition): Record<string, unknown> & { type: "object" } {
   let schema = answers.get(definition);
   if (!schema) {
-    schema = z.toJSONSchema(z.looseObject(answerShape(toolName(definition), z)), { io: "output", unrepresentable: "any" }) as Record<
-      string,
-      unknown
-    >;
+    schema = z.toJSONSchema(z.looseObject(answerShape(definition, z)), { io: "output", unrepresentable: "any" }) as Record<string, unknown>;
     delete schema.$schema;
     schema = compact(schema) as Record<string, unknown>;
     answers.set(definition, schema);

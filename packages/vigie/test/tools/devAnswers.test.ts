@@ -26,16 +26,16 @@ const FAILURES: StartResult[] = [
 describe("the dev tools' answers from the core's typed results", () => {
   test("every failed start answers status failed, its error, a hint, and its context without the core's tags", () => {
     for (const result of FAILURES) {
-      const answer = startAnswer(result);
+      const { answer } = startAnswer(result);
       assert.equal(answer.status, "failed");
       assert.equal(answer.error, (result as { error: string }).error);
       assert.ok(String(answer.hint).length > 10, JSON.stringify(answer));
       for (const tag of ["kind", "reason", "cause"]) assert.equal(tag in answer, false, `${tag} in ${JSON.stringify(answer)}`);
     }
-    const exited = startAnswer(FAILURES[5] as StartResult);
+    const exited = startAnswer(FAILURES[5] as StartResult).answer;
     assert.deepEqual([exited.exitCode, exited.logTail], [1, ["boom"]]);
     assert.match(String(exited.hint), /blog_dev_logs/);
-    assert.match(String(startAnswer(FAILURES[1] as StartResult).hint), /"port" \(e\.g\. 4401\)/);
+    assert.match(String(startAnswer(FAILURES[1] as StartResult).answer.hint), /"port" \(e\.g\. 4401\)/);
   });
 
   test("started and already running keep the answers agents know", () => {
@@ -47,15 +47,19 @@ describe("the dev tools' answers from the core's typed results", () => {
       mode: "dev",
       readyMs: 900,
       movedFrom: 4321,
+      log: ".opencode/dev-server.log",
     });
     assert.deepEqual(started, {
-      status: "started",
-      pid: 9,
-      port: 4322,
-      url: "http://127.0.0.1:4322/",
-      mode: "dev",
-      readyMs: 900,
-      movedFrom: 4321,
+      answer: {
+        status: "started",
+        pid: 9,
+        port: 4322,
+        url: "http://127.0.0.1:4322/",
+        mode: "dev",
+        readyMs: 900,
+        movedFrom: 4321,
+      },
+      files: { log: ".opencode/dev-server.log" },
     });
     const kept = startAnswer({
       kind: "already-running",
@@ -65,10 +69,18 @@ describe("the dev tools' answers from the core's typed results", () => {
       mode: "dev",
       uptimeS: 3,
       differences: ["port 4400"],
-    });
+    }).answer;
     assert.equal(kept.status, "already_running");
     assert.match(String(kept.hint), /for port 4400, call blog_dev_stop, then blog_dev_start/);
-    const astro = startAnswer({ kind: "already-running", pid: 9, port: 4321, url: "u", mode: "dev", startedBy: "astro", differences: [] });
+    const astro = startAnswer({
+      kind: "already-running",
+      pid: 9,
+      port: 4321,
+      url: "u",
+      mode: "dev",
+      startedBy: "astro",
+      differences: [],
+    }).answer;
     assert.match(String(astro.hint), /outside vigie/);
   });
 
@@ -89,8 +101,9 @@ describe("the dev tools' answers from the core's typed results", () => {
     assert.equal("hint" in healthy, false);
     assert.equal("hint" in httpGetAnswer({ status: 200, contentType: "text/html", bodyLength: 5, ms: 3 }), false);
     assert.match(String(httpGetAnswer({ status: 500, contentType: "text/html", bodyLength: 5, ms: 3 }).hint), /blog_dev_logs/);
-    const noLog = logsAnswer({ lines: [], total: 0, truncated: false, log: ".opencode/dev-server.log", missing: true });
-    assert.deepEqual([noLog.missing, noLog.hint], [undefined, "No log yet: blog_dev_start writes it."]);
+    const noLog = logsAnswer({ lines: [], total: 0, log: ".opencode/dev-server.log", missing: true });
+    assert.deepEqual([noLog.answer.missing, noLog.answer.hint], [undefined, "No log yet: blog_dev_start writes it."]);
+    assert.deepEqual(noLog.files, { log: ".opencode/dev-server.log" });
   });
 
   test("a StepError from the core answers with the hint of its code, under the project's prefix", async () => {
@@ -105,6 +118,7 @@ describe("the dev tools' answers from the core's typed results", () => {
       readOnly: true,
       idempotent: true,
       args: () => ({}),
+      answer: () => ({}),
       run: () => Promise.reject(error),
     });
     const project = projectAt(join(FIXTURES_DIR, "dev-answers-unused"));

@@ -1,8 +1,8 @@
 // A page's faults as values: one list, in the order a reader meets them (the document's
 // status, the dev error page, failed diagrams, islands, errors, failed requests), each with
 // its kind, message, count and source (or why it is not known). Every face (a tool's
-// answer, a validate finding, a summary line) renders this list; none computes its own.
-import { clip } from "../answer.ts";
+// answer, a validate finding, a summary line) renders this list through faultView.ts; none
+// computes its own.
 import type { Located } from "../source/located.ts";
 import type { PageError, PageFindings } from "./watch.ts";
 
@@ -11,6 +11,10 @@ export type FaultKind = "status" | "dev-error" | "diagram" | "island" | "hydrati
 export interface PageFault {
   kind: FaultKind;
   message: string;
+  /** For the status fault: the page's HTTP status, 0 when no answer came. */
+  status?: number;
+  /** For the dev error page: the error's name ("TypeError"). */
+  errorName?: string;
   /** How many times it came (an error thrown on every scroll step is one fault). */
   count: number;
   /** Where the browser places it ("/_astro/x.js:1:234"): said when its source is not known. */
@@ -79,11 +83,17 @@ export function pageFaults(findings: PageFindings): PageFault[] {
   const faults: PageFault[] = [];
   const origin = originOf(findings.url);
   if (findings.status === 0 || findings.status >= 400) {
-    faults.push({ kind: "status", message: findings.status ? `HTTP ${findings.status}` : "no answer", count: 1 });
+    faults.push({ kind: "status", message: findings.status ? `HTTP ${findings.status}` : "no answer", count: 1, status: findings.status });
   }
   if (findings.devError) {
     const { name, message, file } = findings.devError;
-    faults.push({ kind: "dev-error", message: `dev error page: ${name}: ${message}`, count: 1, ...(file ? { at: file } : {}) });
+    faults.push({
+      kind: "dev-error",
+      message: `dev error page: ${name}: ${message}`,
+      count: 1,
+      errorName: name,
+      ...(file ? { at: file } : {}),
+    });
   }
   for (const diagram of findings.mermaid) {
     faults.push({
@@ -144,48 +154,4 @@ function originOf(url: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * A fault in one line: its message, the island it comes from, where the browser places it
- * when its source is not known, and its count.
- */
-export function faultText(fault: PageFault, max = 200, withStep = true): string {
-  const after = `${withStep && fault.afterStep ? `after step ${fault.afterStep}: ` : ""}${fault.after ? `after ${fault.after}: ` : ""}`;
-  const island = fault.island && fault.kind !== "island" ? `island ${fault.island}: ` : "";
-  const where = fault.at && !(fault.located && "source" in fault.located) ? ` (${fault.at})` : "";
-  const count = fault.count > 1 ? ` (×${fault.count})` : "";
-  return clip(`${after}${island}${fault.message}${where}`, max - count.length) + count;
-}
-
-const NOUNS: Record<Exclude<FaultKind, "status" | "dev-error">, [string, string]> = {
-  diagram: ["failed diagram", "failed diagrams"],
-  island: ["island not hydrated", "islands not hydrated"],
-  hydration: ["hydration mismatch", "hydration mismatches"],
-  error: ["error", "errors"],
-  navigation: ["failed navigation", "failed navigations"],
-  action: ["step that could not run", "steps that could not run"],
-  request: ["failed request", "failed requests"],
-};
-
-/** One line for a page: its faults counted by kind ("HTTP 500, 2 errors, 1 failed request"). */
-export function faultSummary(faults: PageFault[], incomplete?: string): string {
-  const parts: string[] = [];
-  for (const fault of faults) {
-    // The status alone: a server error's words are the fault's own line.
-    if (fault.kind === "status") parts.push(fault.message.split(": ")[0] as string);
-    if (fault.kind === "dev-error") parts.push(`dev error page (${fault.message.replace(/^dev error page: /, "").split(":")[0]})`);
-  }
-  for (const [kind, [one, many]] of Object.entries(NOUNS)) {
-    const n = faults.filter((fault) => fault.kind === kind).length;
-    if (n > 0) parts.push(`${n} ${n > 1 ? many : one}`);
-  }
-  if (incomplete) parts.push(`incomplete: ${incomplete}`);
-  return parts.length ? parts.join(", ") : "clean: no error, no failed request";
-}
-
-/** `source` or `sourceUnknown`, short, for an answer. */
-export function whereOf(located: Located | undefined, max = 160): { source: string } | { sourceUnknown: string } | undefined {
-  if (!located) return undefined;
-  return "source" in located ? { source: clip(located.source, max) } : { sourceUnknown: clip(located.sourceUnknown, max) };
 }

@@ -1,5 +1,4 @@
 import { withTimeout } from "../wait.ts";
-import { faultSummary, pageFaults } from "./faults.ts";
 import { locateFindings } from "./locate.ts";
 import type { BrowserSession } from "./session.ts";
 import { withState } from "./state.ts";
@@ -28,8 +27,3 @@ export async function checkJsErrors(session: BrowserSession, url: string, option
 }
 
 const LOCATE_TIMEOUT_MS = 10_000;
-
-/** One line per kind of fault, for an answer's summary. */
-export function summarize(findings: PageFindings): string {
-  return faultSummary(pageFaults(findings), findings.incomplete);
-}

@@ -155,26 +155,26 @@ export async function runCheck(project: Project, options: CheckOptions = {}): Pr
     throw new VigieError(
       `could not start ${run.command}: ${run.spawnError}`,
       "Check that npm is on PATH and the project's dependencies are installed (npm install).",
-      { report },
+      { files: { report } },
     );
   if (run.timedOut) {
     throw new VigieError(
       `astro check timed out after ${Math.round((options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS) / 1000)} s; its process group was killed`,
       "Retry with a larger timeoutS, or run the build instead.",
       {
-        report,
+        files: { report },
         outputTail: tailLines(run.output, 5, 120),
       },
     );
   }
-  if (run.aborted) throw new VigieError("astro check was cancelled", "Call it again when you want the diagnostics.", { report });
+  if (run.aborted) throw new VigieError("astro check was cancelled", "Call it again when you want the diagnostics.", { files: { report } });
   const parsed = parseCheckOutput(run.output);
   if (!parsed.summarized) {
     const missing = /@astrojs\/check/.test(run.output);
     throw new VigieError(
       `astro check did not run to the end (exit ${run.exitCode})`,
       missing ? `Install it: ${CHECK_INSTALL}` : `Read ${report} for its output.`,
-      { report, outputTail: tailLines(run.output, 5, 120) },
+      { files: { report }, outputTail: tailLines(run.output, 5, 120) },
     );
   }
   const { summarized: _, ...counts } = parsed;

@@ -1,7 +1,7 @@
 // .opencode/dev-server.log: reset at each start, appended to by every process of the
 // server, kept under a size cap, read back as short ANSI-free lines.
 import { closeSync, constants, existsSync, fstatSync, openSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { clip, writeReport } from "../answer.ts";
+import { clip } from "../answer.ts";
 import { readText } from "../files.ts";
 import { cleanOutput } from "../process/output.ts";
 import { type Project, relativePath } from "../project.ts";
@@ -155,24 +155,22 @@ export interface LogsOptions {
 
 export interface LogsAnswer {
   [key: string]: unknown;
+  /** The last N lines that matched, each clipped. */
   lines: string[];
   /** Lines that matched (before the last N were taken). */
   total: number;
-  truncated: boolean;
   log: string;
   /** There is no log yet (no server was started). */
   missing?: true;
 }
 
-const ANSWER_LINES_BUDGET = 1500;
-
-/** The logs tool: the last lines of the log, filtered, and where the rest is. */
+/** The logs tool: the last lines of the log, filtered, and where the whole log is. */
 export async function readDevLogs(project: Project, options: LogsOptions = {}): Promise<LogsAnswer> {
   const wanted = options.lines ?? 50;
   return withLock(project, "dev-server.logs", { waitMs: 10_000 }, async () => {
     const path = files.log(project);
     const log = relativePath(project, path);
-    if (!existsSync(path)) return { lines: [], total: 0, truncated: false, log, missing: true };
+    if (!existsSync(path)) return { lines: [], total: 0, log, missing: true };
     const dropped = trimLog(project);
     const size = logSize(project);
     const cursor = readCursor(project);
@@ -189,21 +187,7 @@ export async function readDevLogs(project: Project, options: LogsOptions = {}): 
       lines = lines.filter((line) => line.toLowerCase().includes(needle));
     }
     const total = lines.length;
-    const last = lines.slice(-wanted).map((line) => clip(line, LINE_MAX));
-    // Keep the answer small: the newest lines that fit; the rest of the N go to a report.
-    const shown: string[] = [];
-    let bytes = 0;
-    for (let index = last.length - 1; index >= 0; index--) {
-      const line = last[index] as string;
-      bytes += Buffer.byteLength(JSON.stringify(line)) + 1;
-      if (bytes > ANSWER_LINES_BUDGET) break;
-      shown.unshift(line);
-    }
-    const answer: LogsAnswer = { lines: shown, total, truncated: shown.length < total, log };
-    if (shown.length < last.length) {
-      answer.omitted = last.length - shown.length;
-      answer.full = writeReport(project, "dev-server-logs.txt", `${lines.slice(-wanted).join("\n")}\n`);
-    }
+    const answer: LogsAnswer = { lines: lines.slice(-wanted).map((line) => clip(line, LINE_MAX)), total, log };
     if (total === 0 && options.since === "last") answer.note = "nothing new since the previous logs call";
     return answer;
   });

@@ -95,7 +95,7 @@ export function faultsWithCauses(page: CheckedPage, pagesUrl: string, causes: Ma
     if (fault.kind === "status") {
       const status = page.status || pageCause.status;
       const message = `${status ? `HTTP ${status}` : "no answer"}${pageCause.text}`;
-      return [{ ...fault, message, ...pageCause.serverError, ...located(pageCause.source) }];
+      return [{ ...fault, message, status: status ?? 0, ...pageCause.serverError, ...located(pageCause.source) }];
     }
     if (emptyError && fault.kind === "error" && `${fault.message} ${fault.at ?? ""}`.includes("chrome-error://")) return [];
     // The dev error page says no more than the error its server logged (often less: its overlay comes later).

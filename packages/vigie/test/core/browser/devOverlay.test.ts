@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { auditA11y } from "../../../src/core/browser/a11y.ts";
-import { checkJsErrors, summarize } from "../../../src/core/browser/jsErrors.ts";
+import { pageSummary } from "../../../src/core/browser/faultView.ts";
+import { checkJsErrors } from "../../../src/core/browser/jsErrors.ts";
 import { BrowserSession } from "../../../src/core/browser/session.ts";
 import { html, type PageServer, startPageServer } from "../../support/pages.ts";
 
@@ -55,7 +56,7 @@ test("another page's error pushed to a clean page is not that page's fault", asy
   for (const path of ["/clean/", "/no-file/"]) {
     const findings = await checkJsErrors(session, `${server.url}${path}`);
     assert.equal(findings.devError, undefined, `${path}: ${JSON.stringify(findings)}`);
-    assert.equal(summarize(findings), "clean: no error, no failed request", path);
+    assert.equal(pageSummary(findings), "clean: no error, no failed request", path);
   }
 });
 

@@ -8,8 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { crawlSite } from "../../../src/core/browser/crawl.ts";
-import { faultText, pageFaults } from "../../../src/core/browser/faults.ts";
-import { checkJsErrors, summarize } from "../../../src/core/browser/jsErrors.ts";
+import { pageFaults } from "../../../src/core/browser/faults.ts";
+import { faultText, pageSummary } from "../../../src/core/browser/faultView.ts";
+import { checkJsErrors } from "../../../src/core/browser/jsErrors.ts";
 import { BrowserSession } from "../../../src/core/browser/session.ts";
 import type { CheckOptions } from "../../../src/core/browser/watch.ts";
 import { html, type PageServer, startPageServer } from "../../support/pages.ts";
@@ -130,7 +131,7 @@ const check = (path: string, options: CheckOptions = {}) =>
 describe("a page read as a reader reads it", () => {
   test("idle and below-the-fold visible islands hydrate: the page is clean and its islands are listed", async () => {
     const findings = await check("/clean/");
-    assert.equal(summarize(findings), "clean: no error, no failed request", JSON.stringify(findings));
+    assert.equal(pageSummary(findings), "clean: no error, no failed request", JSON.stringify(findings));
     assert.deepEqual(
       findings.islands?.map(({ component, framework, directive, hydrated }) => ({ component, framework, directive, hydrated })),
       [
@@ -151,7 +152,7 @@ describe("a page read as a reader reads it", () => {
 
   test("a media island the viewport does not match: not a fault, said to be unchecked", async () => {
     const findings = await check("/media/");
-    assert.equal(summarize(findings), "clean: no error, no failed request");
+    assert.equal(pageSummary(findings), "clean: no error, no failed request");
     assert.match(findings.islands?.[0]?.note ?? "", /\(max-width: 400px\) does not match the 1280×720 viewport/);
   });
 
@@ -161,7 +162,7 @@ describe("a page read as a reader reads it", () => {
     assert.equal(fault?.kind, "hydration", JSON.stringify(findings));
     assert.match(fault?.message ?? "", /React error #418: Hydration failed because the server rendered HTML didn't match the client/);
     assert.equal(fault?.island, "Mismatch");
-    assert.match(summarize(findings), /1 hydration mismatch/);
+    assert.match(pageSummary(findings), /1 hydration mismatch/);
   });
 
   test("an island that never hydrates is a fault with its reason and its component's file", async () => {
@@ -198,13 +199,13 @@ describe("scrolling only where something reacts to it", () => {
 
   test("a tall page on which nothing reacts to scrolling is not scrolled", async () => {
     const findings = await check("/still/");
-    assert.equal(summarize(findings), "clean: no error, no failed request", JSON.stringify(findings));
+    assert.equal(pageSummary(findings), "clean: no error, no failed request", JSON.stringify(findings));
   });
 });
 
 describe("in-site navigations (a site with <ClientRouter />)", () => {
   test("an error after a navigation is told as such, from → to; the page alone is clean", async () => {
-    assert.equal(summarize(await check("/one/")), "clean: no error, no failed request");
+    assert.equal(pageSummary(await check("/one/")), "clean: no error, no failed request");
     const findings = await check("/one/", { follow: ["/two/"] });
     assert.deepEqual(findings.navigations, [{ from: "/one/", to: "/two/", swapped: true }]);
     const [fault] = pageFaults(findings);

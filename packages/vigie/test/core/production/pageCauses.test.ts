@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { SiteRoute } from "../../../src/core/astro/rendering.ts";
-import { faultSummary } from "../../../src/core/browser/faults.ts";
+import { faultSummary } from "../../../src/core/browser/faultView.ts";
 import {
   type CheckedPage,
   failingUrls,
@@ -106,6 +106,7 @@ test("each 5xx answer's cause from the server's output: the error, and the route
     kind: "status",
     message: "HTTP 500: Error: the clock is broken",
     count: 1,
+    status: 500,
     serverError: "Error: the clock is broken",
     located: { source: "src/pages/now.astro:3" },
   });

@@ -4,7 +4,8 @@
 import { routeOf } from "../../astro/rendering.ts";
 import type { Violation } from "../../browser/a11y.ts";
 import { type CrawlPage, crawlSite } from "../../browser/crawl.ts";
-import { faultText, type PageFault } from "../../browser/faults.ts";
+import type { PageFault } from "../../browser/faults.ts";
+import { faultMessage, faultText, sourceOf } from "../../browser/faultView.ts";
 import { recordPages } from "../../changes/pages.ts";
 import { storageStateOf } from "../../config.ts";
 import { servedFile } from "../../files.ts";
@@ -51,6 +52,7 @@ function faultsOf(page: CrawlPage, pagesUrl: string, server?: ServerSide): StepF
     return {
       kind,
       count,
+      status: page.status,
       rule: "broken-link",
       message: `broken link to ${page.path}: HTTP 404`,
       ...(broken.source ? { located: { source: broken.source } } : {}),
@@ -60,8 +62,7 @@ function faultsOf(page: CrawlPage, pagesUrl: string, server?: ServerSide): StepF
 
 /** One page fault as a validate finding. */
 function faultFinding(ctx: ValidateContext, page: CrawlPage, fault: StepFault): Finding {
-  const source = fault.located && "source" in fault.located ? fault.located.source : undefined;
-  const unknownWhy = fault.located && "sourceUnknown" in fault.located ? fault.located.sourceUnknown : undefined;
+  const source = sourceOf(fault);
   const at = source ? ` at ${source}` : "";
   const jsErrors = ctx.tool("browser_js_errors");
   const mermaid = fault.kind === "diagram";
@@ -71,7 +72,7 @@ function faultFinding(ctx: ValidateContext, page: CrawlPage, fault: StepFault): 
     rule: fault.rule ?? RULES[fault.kind],
     page: page.path,
     ...(source ? { file: source } : {}),
-    message: `${faultText(fault, 400)}${unknownWhy && fault.island ? ` (source unknown: ${unknownWhy})` : ""}`,
+    message: faultMessage(fault, 400),
     fix: mermaid
       ? `Fix the diagram's syntax${at} (${ctx.tool("build_lint")} shows the line), then check the page with ${jsErrors}.`
       : `${source ? `Fix the cause${at}` : `Reproduce with ${jsErrors} on this page, fix the cause,`} and check again.`,

@@ -5,7 +5,8 @@
 import { join } from "node:path";
 import { clip } from "../../answer.ts";
 import { stepLabel } from "../../browser/actions.ts";
-import { faultText, pageFaults } from "../../browser/faults.ts";
+import { pageFaults } from "../../browser/faults.ts";
+import { faultMessage, sourceOf } from "../../browser/faultView.ts";
 import { locateFindings } from "../../browser/locate.ts";
 import { saveState, withState } from "../../browser/state.ts";
 import { checkPage, type PageFindings } from "../../browser/watch.ts";
@@ -49,9 +50,7 @@ function reproduce(ctx: ValidateContext, flow: Flow): string {
 function flowFindings(ctx: ValidateContext, flow: Flow, findings: PageFindings): Finding[] {
   const tool = ctx.tool("browser_js_errors");
   return pageFaults(findings).map((fault): Finding => {
-    const source = fault.located && "source" in fault.located ? fault.located.source : undefined;
-    // As the crawl says it: an island's fault whose file is not known names the candidates.
-    const unknownWhy = fault.located && "sourceUnknown" in fault.located ? fault.located.sourceUnknown : undefined;
+    const source = sourceOf(fault);
     const step = fault.afterStep ? flow.steps[fault.afterStep - 1] : undefined;
     const after = step ? `after step ${fault.afterStep} (${stepLabel(step)}): ` : "";
     return {
@@ -60,7 +59,8 @@ function flowFindings(ctx: ValidateContext, flow: Flow, findings: PageFindings):
       rule: `flow:${flow.name}`,
       page: flow.page,
       ...(source ? { file: source } : {}),
-      message: `flow "${flow.name}": ${after}${faultText(fault, 400, false)}${unknownWhy && fault.island ? ` (source unknown: ${unknownWhy})` : ""}`,
+      // As the crawl says it: an island's fault whose file is not known names the candidates.
+      message: `flow "${flow.name}": ${after}${faultMessage(fault, 400, false)}`,
       fix:
         fault.kind === "action"
           ? `Correct the step in vigie.config.json's flow "${flow.name}" (the page's controls are listed), or fix the page; then run ${reproduce(ctx, flow)}.`
