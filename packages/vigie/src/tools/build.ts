@@ -4,9 +4,10 @@ import { type Answer, clip, MAX_ANSWER_BYTES, serialize, VigieError, writeReport
 import { runBuild } from "../core/build/build.ts";
 import type { BuildIssue } from "../core/build/output.ts";
 import { runCheck } from "../core/check/check.ts";
-import { checkLinks } from "../core/links/links.ts";
+import { checkSiteLinks } from "../core/checks/links.ts";
 import { LINTERS, type Linter, lint } from "../core/lint/lint.ts";
 import type { LintProblem } from "../core/lint/problem.ts";
+import { readSite } from "../core/site.ts";
 import { defineTool, type ToolDefinition } from "./define.ts";
 
 /** Room left for lists once the fixed fields are in. */
@@ -220,7 +221,7 @@ const links = defineTool({
     "Checks the built site (after blog_build_run): every internal link, asset, #fragment and hreflang alternate resolves; external links are listed, not fetched. Answers checked, broken [{from,to,reason,source}].",
   args: () => ({}),
   run: async (_args, context) => {
-    const result = await checkLinks(context.project);
+    const result = await checkSiteLinks(readSite(context.project));
     const answer: Answer = {
       success: result.broken.length === 0,
       pages: result.pages,
