@@ -218,10 +218,11 @@ export async function validate(project: Project, options: ValidateOptions): Prom
     };
     return finish(report, undefined, started);
   }
-  report.site = siteFacts(ctx.site);
   try {
     collect(report, await runSteps(ctx, STEPS));
   } finally {
+    // The site as the run last read it: after a build, with that build's routes.
+    report.site = siteFacts(ctx.site);
     const stop = await cleanUp(ctx);
     if (stop) report.steps.push(stop);
   }
