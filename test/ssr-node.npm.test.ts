@@ -88,6 +88,16 @@ function assertFailOn(run: Run, page: string, file: RegExp, what: RegExp): Findi
   return finding;
 }
 
+/** A tool's answer through the CLI (`vigie <tool> ...`): its last line of output, parsed. */
+async function toolAnswer(args: string[]): Promise<Record<string, unknown>> {
+  const result = await site.vigie(args, 300_000);
+  try {
+    return JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "") as Record<string, unknown>;
+  } catch {
+    return assert.fail(`vigie ${args.join(" ")} gave no answer (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
+  }
+}
+
 /** Runs `check` with `path` edited by `edit`, then puts the file back. */
 async function withEdit(path: string, edit: (text: string) => string, check: () => Promise<void>): Promise<void> {
   const original = site.read(path);
@@ -119,6 +129,10 @@ describe("an SSR site on @astrojs/node", { timeout: 1_800_000 }, () => {
       JSON.stringify(run.report.pages),
     );
     assert.ok(!run.report.findings.some((f) => /^\/(client|server)\//.test(f.page ?? "")), list(run.report.findings));
+    // The link tool on the same build agrees: the adapter's folder of prerendered pages, no false broken link.
+    const links = await toolAnswer(["build_links"]);
+    assert.equal(links.success, true, JSON.stringify(links));
+    assert.deepEqual(links.broken, [], JSON.stringify(links));
     // The login flow saved the state; the account flow, opened with it, found the page of a logged-in reader.
     const flows = run.report.steps.find((step) => step.name === "flows");
     assert.match(
@@ -205,6 +219,48 @@ describe("an SSR site on @astrojs/node", { timeout: 1_800_000 }, () => {
         assert.equal(finding.rule, "broken-link");
       },
     );
+  });
+
+  test("the links and crawl tools give the findings validate gives, on the same build", async () => {
+    const about = "src/pages/about.astro";
+    const original = site.read(about);
+    site.write(about, original.replace("<h1>About</h1>", '<link rel="stylesheet" href="/styles/gone.css" />\n  <h1>About</h1>'));
+    try {
+      await withEdit(
+        "src/pages/now.astro",
+        (text) => text.replace("<p>Today", '<p><a href="/then/">Then</a></p>\n  <p>Today'),
+        async () => {
+          const run = await validate("report-parity.json");
+          const fails = (tool: string) =>
+            run.report.findings.filter((f) => f.severity === "fail" && f.tool === tool).map((f) => `${f.page} ${f.file ?? ""}`);
+          // The link check: the stylesheet of the prerendered page, in the adapter's folder.
+          const links = await toolAnswer(["build_links"]);
+          const broken = (links.broken as { from: string; source?: string }[]).map((link) => `${link.from} ${link.source ?? ""}`);
+          assert.deepEqual(broken.sort(), fails("blog_build_links").sort(), JSON.stringify(links));
+          assert.ok(
+            broken.some((line) => line.startsWith("/about/ src/pages/about.astro")),
+            JSON.stringify(links),
+          );
+          // The crawl: the same pages fail, each named where validate names it.
+          const started = await site.vigie(["dev_start", "--mode", "preview"], 180_000);
+          assert.equal(started.code, 0, started.stdout + started.stderr);
+          try {
+            const crawl = await toolAnswer(["browser_crawl"]);
+            const failing = crawl.failing as { path: string; source?: string; first: string }[];
+            console.log(`# browser_crawl on the preview: ${JSON.stringify(failing)}`);
+            const crawlPages = [...new Set(fails("blog_browser_crawl").map((line) => line.split(" ")[0]))].sort();
+            assert.deepEqual(failing.map((page) => page.path).sort(), crawlPages, `${JSON.stringify(crawl)}\n${list(run.report.findings)}`);
+            const now = failing.find((page) => page.path === "/now/");
+            assert.match(now?.first ?? "", /broken link to \/then\//, JSON.stringify(crawl));
+            assert.equal(now?.source, "src/pages/now.astro:7", JSON.stringify(crawl));
+          } finally {
+            await site.vigie(["dev_stop"], 60_000);
+          }
+        },
+      );
+    } finally {
+      site.write(about, original);
+    }
   });
 
   test("a missing stylesheet on a prerendered page: FAIL naming the page and its source", async () => {

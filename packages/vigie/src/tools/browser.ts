@@ -1,22 +1,22 @@
 import { type Answer, clip, VigieError, writeReport } from "../core/answer.ts";
-import { type AstroSettings, readAstroSettings } from "../core/astro/astroConfig.ts";
-import { readRendering } from "../core/astro/rendering.ts";
 import { auditA11y } from "../core/browser/a11y.ts";
 import { type ActionsOutcome, parseSteps } from "../core/browser/actions.ts";
-import { crawlSite, failingPages } from "../core/browser/crawl.ts";
 import { type PageFault, pageFaults } from "../core/browser/faults.ts";
 import { failingPageItem, faultItem, faultSummary, whereOf } from "../core/browser/faultView.ts";
-import { checkJsErrors } from "../core/browser/jsErrors.ts";
 import { measurePerf } from "../core/browser/perf.ts";
 import { takeScreenshot } from "../core/browser/screenshot.ts";
 import { sharedSession } from "../core/browser/session.ts";
 import { visualDiff } from "../core/browser/visualDiff.ts";
 import type { PageFindings } from "../core/browser/watch.ts";
 import { runBuild } from "../core/build/build.ts";
-import { builtPagePaths, choosePages, type PageSelection, recordPages } from "../core/changes/index.ts";
+import type { PageSelection } from "../core/changes/index.ts";
+import { changedPages } from "../core/checks/changed.ts";
+import { checkSitePage } from "../core/checks/page.ts";
+import { crawlSitePages, recordCrawl, type SiteFault } from "../core/checks/pages.ts";
 import { budgetsOf, loadConfig, storageStateOf } from "../core/config.ts";
-import { causesOnServer, faultsWithCauses, firstFault, pageServerErrors } from "../core/production/pageCauses.ts";
+import { firstFault } from "../core/production/pageCauses.ts";
 import { type Project, relativePath } from "../core/project.ts";
+import { afterBuild, readSite, type Site } from "../core/site.ts";
 import { resolveBaseUrl, resolvePageUrl } from "../core/target.ts";
 import { finding, lines } from "./answers.ts";
 import { defineTool, portArgument, type ToolDefinition, type ToolOutput, type Zod } from "./define.ts";
@@ -58,9 +58,9 @@ function actionsLine(outcome: ActionsOutcome | undefined): Answer {
 
 const viewport = (z: Zod) => z.enum(["desktop", "mobile"]).describe("default desktop").optional();
 
-/** For crawl's `changed`: builds, then chooses the pages whose output differs from the last check's. */
-async function changedPages(project: Project, settings: AstroSettings, signal: AbortSignal | undefined): Promise<PageSelection> {
-  const build = await runBuild(project, { signal });
+/** For crawl's `changed`: builds, then chooses the pages whose output differs from the last check's, as `validate --changed` does. */
+async function changedSelection(site: Site, signal: AbortSignal | undefined): Promise<{ site: Site; selection: PageSelection }> {
+  const build = await runBuild(site.project, { signal });
   if (!build.success) {
     const [first] = build.errors;
     throw new VigieError(
@@ -69,8 +69,8 @@ async function changedPages(project: Project, settings: AstroSettings, signal: A
       { files: { report: build.report } },
     );
   }
-  const universe = builtPagePaths(settings.outDir, settings.base, settings.trailingSlash);
-  return choosePages(project, settings.outDir, settings.base, universe);
+  const built = afterBuild(site);
+  return { site: built, selection: changedPages(built) };
 }
 
 /** Why an a11y answer names no component. */
@@ -181,16 +181,15 @@ export const browserTools: ToolDefinition[] = [
     },
     run: async (args, { project }) => {
       const path = args.path ?? "/";
-      const findings = await checkJsErrors(sharedSession(), resolvePageUrl(project, args), {
-        warnings: args.warnings ?? false,
-        sourceRoot: project.root,
-        ...(args.follow?.length ? { follow: args.follow } : {}),
-        ...pageCheckOptions(project, args.actions),
-      });
+      const actions = args.actions?.length ? parseSteps(args.actions) : undefined;
       // A 5xx (the page, or a request it made): the error the server logged and its source.
-      const serverErrors = await pageServerErrors(project, findings, {
-        base: readAstroSettings(project).base,
-        routes: readRendering(project).routes,
+      const { findings, serverErrors } = await checkSitePage(readSite(project), {
+        session: sharedSession(),
+        url: resolvePageUrl(project, args),
+        config: loadConfig(project),
+        warnings: args.warnings ?? false,
+        ...(args.follow?.length ? { follow: args.follow } : {}),
+        ...(actions ? { actions } : {}),
       });
       const output = findingsOutput(findings, path);
       if (serverErrors.length) output.answer.serverErrors = serverErrors;
@@ -360,50 +359,39 @@ export const browserTools: ToolDefinition[] = [
     lists: { failing: 8 },
     run: async (args, { project, progress, signal }) => {
       const baseUrl = resolveBaseUrl(project, args);
-      // The site's base: its sitemap is looked for there, and link-following starts there.
-      const settings = readAstroSettings(project);
-      const { base } = settings;
-      const selection = args.changed ? await changedPages(project, settings, signal) : undefined;
+      const config = loadConfig(project);
+      const changed = args.changed ? await changedSelection(readSite(project), signal) : undefined;
+      const site = changed?.site ?? readSite(project);
+      const selection = changed?.selection;
       if (selection?.paths.length === 0) {
         return { answer: { pages: 0, ok: 0, failing: [], changed: { chosen: 0, of: selection.total, why: clip(selection.reason, 300) } } };
       }
-      const result = await crawlSite(sharedSession(), baseUrl, {
-        base,
-        startPaths: [base],
-        paths: selection?.paths,
+      const crawl = await crawlSitePages(site, {
+        session: sharedSession(),
+        pagesUrl: baseUrl,
+        config,
+        ...(selection ? { paths: selection.paths } : {}),
         // What a later stylesheet change can reach, for the record of a crawl of the changed pages.
         tokens: Boolean(selection),
-        maxPages: args.maxPages,
-        concurrency: args.concurrency,
+        ...(args.maxPages ? { maxPages: args.maxPages } : {}),
+        ...(args.concurrency ? { concurrency: args.concurrency } : {}),
         signal,
-        sourceRoot: project.root,
-        storageState: storageStateOf(project, loadConfig(project)),
         onProgress: (done, total, path) => progress?.(`crawl ${done}/${total} ${path}`, { done, total }),
       });
-      const failing = failingPages(result);
-      // A 5xx page or request: the error its server logged and its source, as validate gives them.
-      const rendering = readRendering(project);
-      const causes = await causesOnServer(project, baseUrl, failing, {
-        base,
-        routes: rendering.routes,
-        outDirs: [rendering.staticDir, settings.outDir],
-      });
-      const tokens = new Map(result.pages.map((page) => [page.path, page.tokens]));
+      const { result, causes } = crawl;
+      const failing = crawl.pages.filter((page) => page.faults.length > 0);
+      if (selection) {
+        const judged = crawl.pages.map(({ page, faults }) => ({ path: page.path, ok: faults.length === 0 }));
+        recordCrawl(site, judged, result.pages, { fingerprints: selection.fingerprints });
+      }
       for (const page of result.pages) delete page.tokens;
       const report = writeReport(project, "crawl.json", causes.size ? { ...result, serverErrors: Object.fromEntries(causes) } : result);
-      if (selection) {
-        const failed = new Set(failing.map((page) => page.path));
-        const checked = result.pages.map((page) => ({
-          path: page.path,
-          ok: !failed.has(page.path),
-          ...(tokens.get(page.path) ? { tokens: tokens.get(page.path) } : {}),
-        }));
-        recordPages(project, settings.outDir, base, checked, selection.fingerprints);
-      }
-      // Each failing page with the first fault a reader meets, and where the sources write it (or why that is not known).
-      const listedPages = failing.map((page) => {
-        const faults = faultsWithCauses(page, baseUrl, causes);
-        return failingPageItem(page, faults, firstFault(faults));
+      const listedPages = failing.map(({ page, faults, linkedFrom }) => {
+        // The first fault a reader meets, with where the sources write it (or why that is not known).
+        const first: SiteFault | undefined = faults.find((fault) => fault.rule === "broken-link") ?? firstFault(faults);
+        // A broken link found on an on-demand page is that page's fault, as validate names it.
+        const path = first?.rule === "broken-link" && linkedFrom ? linkedFrom : page.path;
+        return failingPageItem({ path, status: page.status, incomplete: page.incomplete }, faults, first);
       });
       const answer: Answer = {
         pages: result.pages.length,

@@ -4,9 +4,10 @@ import { type Answer, clip, VigieError, writeReport } from "../core/answer.ts";
 import { runBuild } from "../core/build/build.ts";
 import type { BuildIssue } from "../core/build/output.ts";
 import { runCheck } from "../core/check/check.ts";
-import { checkLinks } from "../core/links/links.ts";
+import { checkSiteLinks } from "../core/checks/links.ts";
 import { LINTERS, type Linter, lint } from "../core/lint/lint.ts";
 import type { LintProblem } from "../core/lint/problem.ts";
+import { readSite } from "../core/site.ts";
 import { lines, more } from "./answers.ts";
 import { defineTool, type ToolDefinition } from "./define.ts";
 
@@ -225,7 +226,7 @@ const links = defineTool({
   }),
   lists: { broken: 8 },
   run: async (_args, context) => {
-    const result = await checkLinks(context.project);
+    const result = await checkSiteLinks(readSite(context.project));
     const answer: Answer = {
       success: result.broken.length === 0,
       pages: result.pages,

@@ -3,12 +3,11 @@
 // project's integrations): base, trailingSlash, locales (Astro's i18n or Starlight's), and which
 // integrations shape the site (a sitemap, Starlight).
 import { existsSync, readFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { AnyNode, CallExpression, Program } from "acorn";
 import type { Project } from "../project.ts";
-import { findCollections } from "./collections.ts";
 import { ConfigScope, keyOf, nodesOf, parseConfigScript } from "./configScript.ts";
-import { type RenderingFacts, readRendering, renderingFacts } from "./rendering.ts";
+import type { RenderingFacts } from "./rendering.ts";
 
 export interface AstroSettings {
   /** The config file found, relative to the root. */
@@ -187,24 +186,4 @@ export interface SiteFacts {
   criticalRoutes: string[];
   /** How the site renders (output, adapter, routes of the last build) and how its build is served. */
   rendering: RenderingFacts;
-}
-
-/** What vigie knows of the site before it looks at it: shown in the report, used by every step. */
-export function readSiteFacts(project: Project): SiteFacts {
-  const settings = readAstroSettings(project);
-  return {
-    base: settings.base,
-    trailingSlash: settings.trailingSlash,
-    locales: settings.locales,
-    ...(settings.defaultLocale ? { defaultLocale: settings.defaultLocale } : {}),
-    sitemap: settings.sitemap,
-    starlight: settings.starlight,
-    collections: findCollections(project).map((collection) => ({
-      name: collection.name,
-      folder: relative(project.root, collection.base) || ".",
-      entries: collection.files.length,
-    })),
-    criticalRoutes: criticalRoutesOf(settings),
-    rendering: renderingFacts(readRendering(project, settings)),
-  };
 }

@@ -4,13 +4,11 @@
 // Shared by validate's crawl step and the crawl tool.
 
 import { clip } from "../answer.ts";
-import { readAstroSettings } from "../astro/astroConfig.ts";
 import { routeOf, type SiteRoute } from "../astro/rendering.ts";
 import { type PageFault, pageFaults } from "../browser/faults.ts";
 import type { PageFindings } from "../browser/watch.ts";
-import { readDevPort } from "../devServer/index.ts";
 import type { Project } from "../project.ts";
-import { askServerError, describeCause, devLog, type ServerErrorCause } from "./serverErrors.ts";
+import { askServerError, describeCause, type ServerErrorCause } from "./serverErrors.ts";
 
 /** What is known of one failing URL: the error it logged, or only the route's source file. */
 export type FailureCause = ServerErrorCause | { source: string };
@@ -112,22 +110,6 @@ export function faultsWithCauses(page: CheckedPage, pagesUrl: string, causes: Ma
 }
 
 /**
- * The causes of the 5xx answers `pages` met on `baseUrl`, for a crawl outside validate: the
- * server's log is read when it is the project's own (the dev server, or the preview it
- * started); on another server only each route's source file is known.
- */
-export async function causesOnServer(
-  project: Project,
-  baseUrl: string,
-  pages: CheckedPage[],
-  options: Omit<CauseOptions, "log">,
-): Promise<Map<string, FailureCause>> {
-  const port = readDevPort(project);
-  const own = port !== undefined && new URL(baseUrl).port === String(port) && /^(127\.0\.0\.1|localhost)$/.test(new URL(baseUrl).hostname);
-  return failureCauses(project, baseUrl, pages, { ...options, ...(own ? { log: devLog(project) } : {}) });
-}
-
-/**
  * The fault to name first for a failing page: its server's error (the page's own 5xx, else a
  * request's) when one is known, else the first a reader meets beyond the status.
  */
@@ -140,22 +122,8 @@ export function firstFault(faults: PageFault[]): PageFault | undefined {
   );
 }
 
-/**
- * The causes of the 5xx answers one page check met (the page itself, the requests it made),
- * asked again of the server vigie started (dev or preview) while its log is read:
- * "/x/: Error: boom (src/x.astro:4)".
- */
-export async function pageServerErrors(
-  project: Project,
-  page: PageFindings,
-  options: { base: string; routes?: SiteRoute[]; outDirs?: string[] },
-  limit = 3,
-): Promise<string[]> {
-  const url = new URL(page.url);
-  const checked = { ...page, path: `${url.pathname}${url.search}` };
-  // On a preview of the build, the stack is in the build's chunks: the route's source is said instead.
-  const outDirs = options.outDirs ?? [readAstroSettings(project).outDir];
-  const causes = await failureCauses(project, url.origin, [checked], { ...options, outDirs, log: devLog(project), limit });
+/** The causes the server logged, one line each: "/x/: Error: boom (src/x.astro:4)". */
+export function causeLines(causes: Map<string, FailureCause>): string[] {
   return [...causes].flatMap(([failing, cause]) =>
     "name" in cause ? [clip(`${new URL(failing).pathname}: ${describeCause(cause)}`, 240)] : [],
   );

@@ -2,12 +2,11 @@
 // options of the run, and what the dev and build steps produced. Each produced field has
 // one writer (the step named beside it); the others only read it.
 import { existsSync } from "node:fs";
-import type { SiteFacts } from "../astro/astroConfig.ts";
-import { type Rendering, readRendering, renderingFacts } from "../astro/rendering.ts";
 import type { BrowserSession } from "../browser/session.ts";
 import type { VigieConfig } from "../config.ts";
 import { startPreviewServer } from "../production/previewServer.ts";
 import type { Project } from "../project.ts";
+import { afterBuild, type Site } from "../site.ts";
 import { type StaticServer, serveStatic } from "../staticServer.ts";
 import type { Finding, PerfFigure, StepRecord, ValidationReport } from "./findings.ts";
 
@@ -15,14 +14,6 @@ export type ProgressEvent =
   | { type: "step"; name: string }
   | { type: "step-done"; step: StepRecord }
   | { type: "crawl"; done: number; total: number; path: string };
-
-/** The built site, as the browser steps see it: its folder, its base and the static server on it. */
-export interface BuiltSite {
-  outDir: string;
-  base: string;
-  /** The static server's URL, without a trailing slash. */
-  url: string;
-}
 
 /** The pages the browser steps load, and why those. */
 export interface PageChoice {
@@ -45,7 +36,7 @@ export interface ChangeScope {
    */
   check?: { run: boolean; why: string; sync?: boolean };
   /** After the build: the pages crawl and perf load. Undefined (or no answer) keeps the whole crawl. */
-  pages?: (built: BuiltSite) => Promise<PageChoice | undefined>;
+  pages?: (site: Site) => Promise<PageChoice | undefined>;
 }
 
 export interface ValidateOptions {
@@ -90,7 +81,8 @@ export interface DevServerUse {
 export interface ValidateContext {
   project: Project;
   config: VigieConfig;
-  site: SiteFacts;
+  /** The site, read at the start and again after the build (its routes and folders come from the build). */
+  site: Site;
   options: ValidateOptions;
   /** The tool's name as the agent sees it, with the project's prefix. */
   tool: (id: ToolId) => string;
@@ -100,8 +92,6 @@ export interface ValidateContext {
   dev?: DevServerUse;
   /** Written by the build step: whether there is a build to look at (this run's, or one already there). */
   built?: boolean;
-  /** How the site renders, from its config and its last build (the build step reads it again). */
-  rendering: Rendering;
   /** The server on the build (vigie's static server, or the adapter's), started by the first browser step that needs it. */
   production?: Promise<ProductionServer>;
   /** The pages chosen after the build (ChangeScope.pages), asked once. */
@@ -146,9 +136,8 @@ export const givenUrl = (ctx: ValidateContext): string | undefined => ctx.option
 export type ProductionServer = StaticServer & { log?: () => string };
 
 /** Reads again how the site renders, after a build: its routes come from the build. */
-export function refreshRendering(ctx: ValidateContext): void {
-  ctx.rendering = readRendering(ctx.project);
-  ctx.site.rendering = renderingFacts(ctx.rendering);
+export function refreshSite(ctx: ValidateContext): void {
+  ctx.site = afterBuild(ctx.site);
 }
 
 /**
@@ -159,10 +148,9 @@ export function refreshRendering(ctx: ValidateContext): void {
 export function productionServer(ctx: ValidateContext): Promise<ProductionServer> | undefined {
   if (ctx.production) return ctx.production;
   if (ctx.options.baseUrl || !ctx.built) return undefined;
-  const { serve, staticDir } = ctx.rendering;
+  const { serve, staticDir, base } = ctx.site;
   if (serve === "dev" || !existsSync(staticDir)) return undefined;
-  ctx.production =
-    serve === "preview" ? startPreviewServer(ctx.project, { base: ctx.site.base }) : serveStatic(staticDir, { base: ctx.site.base });
+  ctx.production = serve === "preview" ? startPreviewServer(ctx.project, { base }) : serveStatic(staticDir, { base });
   // The steps that use it see its failure; a run whose steps all skip it must not crash on it.
   ctx.production.catch(() => undefined);
   return ctx.production;
@@ -174,8 +162,8 @@ export function chosenPages(ctx: ValidateContext): Promise<PageChoice | undefine
     const choose = ctx.options.changes?.pages;
     const server = productionServer(ctx);
     if (!choose || !server) return undefined;
-    const { url } = await server;
-    return choose({ outDir: ctx.rendering.staticDir, base: ctx.site.base, url });
+    await server;
+    return choose(ctx.site);
   })();
   return ctx.choice;
 }

@@ -84,7 +84,9 @@ export function toJUnit(report: ValidationReport): string {
     if (step.status === "skipped") suites.set(step.tool, [...(suites.get(step.tool) ?? []), { name: step.name, skipped: true }]);
     else add(step.tool, step.name);
   }
-  for (const page of report.pages) add("blog_browser_crawl", page.path);
+  // The pages are the crawl step's cases, under its tool's name as the agent sees it (the project's prefix).
+  const crawlTool = report.steps.find((step) => step.name === "crawl")?.tool ?? "browser_crawl";
+  for (const page of report.pages) add(crawlTool, page.path);
   for (const finding of report.findings) {
     const text = `${finding.severity.toUpperCase()}: ${finding.message}\nfix: ${finding.fix}`;
     if (finding.severity === "fail") add(finding.tool, finding.page ?? finding.file ?? finding.tool, text);

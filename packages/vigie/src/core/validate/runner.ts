@@ -7,11 +7,11 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { VigieError } from "../answer.ts";
-import { criticalRoutesOf, readAstroSettings, readSiteFacts } from "../astro/astroConfig.ts";
-import { readRendering } from "../astro/rendering.ts";
+import { criticalRoutesOf, readAstroSettings } from "../astro/astroConfig.ts";
 import { findChromium, NO_CHROMIUM_HINT } from "../browser/executable.ts";
 import { loadConfig } from "../config.ts";
 import type { Project } from "../project.ts";
+import { readSite, siteFacts } from "../site.ts";
 import { resolveBaseUrl } from "../target.ts";
 import type { Step, StepOutcome, ToolId, ValidateContext, ValidateOptions } from "./context.ts";
 import { type Finding, type StepRecord, type ValidationReport, verdictOf } from "./findings.ts";
@@ -48,8 +48,7 @@ function prepare(project: Project, options: ValidateOptions): ValidateContext {
     );
   }
   const config = loadConfig(project);
-  const site = readSiteFacts(project);
-  const rendering = readRendering(project);
+  const site = readSite(project);
   // A --base-url that is not a server on this machine stops the run before any step.
   if (options.baseUrl) resolveBaseUrl(project, { baseUrl: options.baseUrl });
   // Chromium is needed only by the checks that look at pages in a browser.
@@ -62,8 +61,7 @@ function prepare(project: Project, options: ValidateOptions): ValidateContext {
     site,
     options,
     tool: (id: ToolId) => `${prefix}_${id}`,
-    critical: config.criticalRoutes ?? defaultCriticalRoutes(project),
-    rendering,
+    critical: config.criticalRoutes ?? site.critical,
     pages: [],
   };
 }
@@ -220,10 +218,11 @@ export async function validate(project: Project, options: ValidateOptions): Prom
     };
     return finish(report, undefined, started);
   }
-  report.site = ctx.site;
   try {
     collect(report, await runSteps(ctx, STEPS));
   } finally {
+    // The site as the run last read it: after a build, with that build's routes.
+    report.site = siteFacts(ctx.site);
     const stop = await cleanUp(ctx);
     if (stop) report.steps.push(stop);
   }

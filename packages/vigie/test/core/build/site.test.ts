@@ -4,10 +4,11 @@ import assert from "node:assert/strict";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { criticalRoutesOf, readAstroSettings, readSiteFacts } from "../../../src/core/astro/astroConfig.ts";
+import { criticalRoutesOf, readAstroSettings } from "../../../src/core/astro/astroConfig.ts";
 import { missingCheckPackages } from "../../../src/core/check/check.ts";
 import { loadConfig } from "../../../src/core/config.ts";
 import { projectAt } from "../../../src/core/project.ts";
+import { readSite, siteFacts } from "../../../src/core/site.ts";
 import { serveStatic } from "../../../src/core/staticServer.ts";
 import { FIXTURES_DIR } from "../../support/blog.ts";
 
@@ -31,7 +32,7 @@ describe("site facts", () => {
     const project = site({
       "astro.config.mjs": `import { defineConfig } from "astro/config";\nexport default defineConfig({ base: "/docs", trailingSlash: "never" });\n`,
     });
-    const facts = readSiteFacts(project);
+    const facts = siteFacts(readSite(project));
     assert.deepEqual(
       { base: facts.base, trailingSlash: facts.trailingSlash, locales: facts.locales, sitemap: facts.sitemap, starlight: facts.starlight },
       { base: "/docs/", trailingSlash: "never", locales: [], sitemap: false, starlight: false },
@@ -53,7 +54,7 @@ export const collections = { notes };
       "src/data/notes/de/a.md": "---\ntitle: A\n---\n",
       "src/data/notes/fr/a.md": "---\ntitle: A\n---\n",
     });
-    const facts = readSiteFacts(project);
+    const facts = siteFacts(readSite(project));
     assert.equal(facts.defaultLocale, "de");
     assert.deepEqual(facts.criticalRoutes, ["/", "/fr/", "/it/"]);
     assert.equal(facts.sitemap, true);
@@ -79,7 +80,7 @@ export default defineConfig({
       "src/content/docs/index.md": "---\ntitle: Home\n---\n",
       "src/content/docs/pt-br/index.md": "---\ntitle: Início\n---\n",
     });
-    const facts = readSiteFacts(project);
+    const facts = siteFacts(readSite(project));
     assert.equal(facts.starlight, true);
     assert.equal(facts.sitemap, true);
     assert.deepEqual(facts.locales, ["root", "pt-br"]);

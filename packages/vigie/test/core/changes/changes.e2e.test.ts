@@ -10,6 +10,7 @@ import type { Answer } from "../../../src/core/answer.ts";
 import { sharedSession } from "../../../src/core/browser/session.ts";
 import { choosePages, planChanges, recordPages } from "../../../src/core/changes/index.ts";
 import { htmlTokens } from "../../../src/core/changes/styles.ts";
+import { readSite } from "../../../src/core/site.ts";
 import { type StaticServer, serveStatic } from "../../../src/core/staticServer.ts";
 import { changeScope } from "../../../src/core/validate/changed.ts";
 import { findTool } from "../../../src/tools/registry.ts";
@@ -164,7 +165,7 @@ describe("--changed on real builds of the blog", { timeout: 600_000 }, () => {
       try {
         edit(STYLESHEET, change);
         await runAstro(copy.root, ["build"]);
-        const choice = await changeScope(copy).scope.pages?.({ outDir: dist, base: "/", url: "" });
+        const choice = await changeScope(copy).scope.pages?.(readSite(copy));
         const now = builtPages(dist);
         // Pages whose HTML differs beyond its stylesheet links (Shiki may tokenize a line otherwise on a busy machine).
         const beyond = [...now.keys()].filter((path) => withoutStylesheets(clean.get(path)) !== withoutStylesheets(now.get(path)));

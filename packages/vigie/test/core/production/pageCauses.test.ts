@@ -12,12 +12,13 @@ import type { SiteRoute } from "../../../src/core/astro/rendering.ts";
 import { faultSummary } from "../../../src/core/browser/faultView.ts";
 import {
   type CheckedPage,
+  causeLines,
   failingUrls,
   failureCauses,
   faultsWithCauses,
   firstFault,
-  pageServerErrors,
 } from "../../../src/core/production/pageCauses.ts";
+import { devLog } from "../../../src/core/production/serverErrors.ts";
 
 const root = mkdtempSync(join(tmpdir(), "vigie-page-causes-"));
 mkdirSync(join(root, "src", "pages", "api"), { recursive: true });
@@ -162,6 +163,8 @@ test("an empty 5xx body (Chromium's own error page, no status): the real status,
 
 test("js_errors' causes: a page's 5xx answers asked again of the dev server while its log is read", async () => {
   const [home] = pages().slice(1);
-  const causes = await pageServerErrors(project, home as CheckedPage, { base: "/", routes });
-  assert.deepEqual(causes, ["/api/stats.json: Error: stats are down (src/pages/api/stats.json.ts:2)"]);
+  const checked = home as CheckedPage;
+  const outDirs = [join(root, "dist")];
+  const causes = await failureCauses(project, new URL(checked.url).origin, [checked], { log: devLog(project), base: "/", routes, outDirs });
+  assert.deepEqual(causeLines(causes), ["/api/stats.json: Error: stats are down (src/pages/api/stats.json.ts:2)"]);
 });

@@ -21,19 +21,17 @@ function context(events: ProgressEvent[] = []): ValidateContext {
     site: {
       base: "/",
       trailingSlash: "ignore",
-      locales: [],
-      sitemap: false,
-      starlight: false,
-      collections: [],
-      criticalRoutes: ["/"],
-      rendering: { output: "static", serve: "static", serveNote: "a static build" },
+      outDir: "/nowhere/dist",
+      staticDir: "/nowhere/dist",
+      serve: "static",
+      critical: ["/"],
+      rendering: { output: "static", serve: "static", serveNote: "a static build", staticDir: "/nowhere/dist" },
     },
-    options: { session: {} as BrowserSession, onProgress: (event) => events.push(event) },
+    options: { session: {} as BrowserSession, onProgress: (event: ProgressEvent) => events.push(event) },
     tool: (id: ToolId) => `blog_${id}`,
     critical: ["/"],
-    rendering: { output: "static", serve: "static", serveNote: "a static build", staticDir: "/nowhere/dist" },
     pages: [],
-  } as ValidateContext;
+  } as unknown as ValidateContext;
 }
 
 /** Steps that count how many of them run at once and log when each starts and ends. */

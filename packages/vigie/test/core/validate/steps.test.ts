@@ -8,6 +8,7 @@ import type { SiteFacts } from "../../../src/core/astro/astroConfig.ts";
 import type { CrawlPage } from "../../../src/core/browser/crawl.ts";
 import type { PerfResult } from "../../../src/core/browser/perf.ts";
 import type { BuildResult } from "../../../src/core/build/build.ts";
+import { faultsWithCauses } from "../../../src/core/production/pageCauses.ts";
 import type { ValidateContext } from "../../../src/core/validate/context.ts";
 import type { Finding } from "../../../src/core/validate/findings.ts";
 import { buildFindings } from "../../../src/core/validate/steps/build.ts";
@@ -37,7 +38,7 @@ function context(overrides: { prefix?: string; site?: Partial<SiteFacts>; config
   const prefix = overrides.prefix ?? "docs";
   return {
     tool: (id: string) => `${prefix}_${id}`,
-    site: { ...SITE, ...overrides.site },
+    site: { base: "/", trailingSlash: "ignore", settings: { ...SITE, ...overrides.site } },
     config: overrides.config ?? {},
     critical: ["/"],
     pages: [],
@@ -45,6 +46,10 @@ function context(overrides: { prefix?: string; site?: Partial<SiteFacts>; config
 }
 
 const PAGE = "http://127.0.0.1:4321";
+
+/** A crawled page as the crawl step judges it, with no server cause known. */
+const judged = (ctx: ValidateContext, crawled: CrawlPage) =>
+  judgePage(ctx, { page: crawled, faults: faultsWithCauses(crawled, PAGE, new Map()) });
 
 function page(overrides: Partial<CrawlPage> = {}): CrawlPage {
   return {
@@ -222,13 +227,13 @@ describe("critical routes", () => {
 
 describe("crawl", () => {
   test("a clean page: no finding, ok", () => {
-    const { findings, line } = judgePage(context(), page());
+    const { findings, line } = judged(context(), page());
     assert.deepEqual(findings, []);
     assert.deepEqual(line, { path: "/en/articles/a/", status: 200, ok: true, summary: "ok" });
   });
 
   test("each runtime fault is a finding of the page, with its source when known", () => {
-    const { findings, line } = judgePage(
+    const { findings, line } = judged(
       context(),
       page({
         errors: [
@@ -260,8 +265,8 @@ describe("crawl", () => {
   });
 
   test("a page that answered 500 or never answered fails with its status", () => {
-    assert.equal(judgePage(context(), page({ status: 500 })).findings[0]?.message, "HTTP 500");
-    assert.equal(judgePage(context(), page({ status: 0 })).findings[0]?.message, "no answer");
+    assert.equal(judged(context(), page({ status: 500 })).findings[0]?.message, "HTTP 500");
+    assert.equal(judged(context(), page({ status: 0 })).findings[0]?.message, "no answer");
   });
 
   test("a11y: serious and critical fail, moderate warns and leaves the page ok, minor is no finding; failOn is the config's", () => {
@@ -274,16 +279,16 @@ describe("crawl", () => {
       helpUrl: `https://dequeuniversity.com/rules/axe/4.11/${id}`,
     });
     const a11y = [violation("image-alt", "critical"), violation("region", "moderate"), violation("tabindex", "minor")];
-    const judged = judgePage(context(), page({ a11y }));
+    const audited = judged(context(), page({ a11y }));
     assert.deepEqual(
-      judged.findings.map((f) => [f.rule, f.severity, f.tool]),
+      audited.findings.map((f) => [f.rule, f.severity, f.tool]),
       [
         ["image-alt", "fail", "docs_browser_a11y"],
         ["region", "warn", "docs_browser_a11y"],
       ],
     );
-    assert.equal(judged.line.ok, false);
-    const lenient = judgePage(context({ config: { a11y: { failOn: ["critical"] } } }), page({ a11y: [violation("region", "moderate")] }));
+    assert.equal(audited.line.ok, false);
+    const lenient = judged(context({ config: { a11y: { failOn: ["critical"] } } }), page({ a11y: [violation("region", "moderate")] }));
     assert.equal(lenient.line.ok, true);
   });
 });

@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type BuildResult, runBuild } from "../../build/build.ts";
-import { enabled, firstShard, loc, refreshRendering, type Step, type ValidateContext } from "../context.ts";
+import { enabled, firstShard, loc, refreshSite, type Step, type ValidateContext } from "../context.ts";
 import type { Finding } from "../findings.ts";
 import { isBenignNotice } from "../triage.ts";
 
@@ -26,7 +26,7 @@ export function buildFindings(ctx: ValidateContext, result: BuildResult): { find
       fix: `Read ${result.report}.`,
     });
   }
-  const warnings = result.warnings.filter((warning) => !isBenignNotice(warning.message, ctx.site));
+  const warnings = result.warnings.filter((warning) => !isBenignNotice(warning.message, ctx.site.settings));
   for (const warning of warnings) {
     findings.push({
       severity: "warn",
@@ -47,7 +47,7 @@ export const buildStep: Step = {
   skip(ctx) {
     const why = !firstShard(ctx) ? "done by shard 1" : enabled(ctx, "build") ? undefined : "disabled in vigie.config.json";
     // No build of its own: the browser steps look at the one already there, if any.
-    if (why) ctx.built = existsSync(join(ctx.rendering.staticDir, "index.html")) || ctx.rendering.routes !== undefined;
+    if (why) ctx.built = existsSync(join(ctx.site.staticDir, "index.html")) || ctx.site.routes !== undefined;
     return why;
   },
   // Astro's data store (.astro/) is written by the first dev server and by the build: on a
@@ -64,7 +64,7 @@ export const buildStep: Step = {
     });
     ctx.built = result.success;
     // The routes of this build: prerendered, on demand, endpoints, each with its source.
-    if (result.success) refreshRendering(ctx);
+    if (result.success) refreshSite(ctx);
     const { findings, warnings } = buildFindings(ctx, result);
     return {
       status: result.success ? (warnings ? "warn" : "ok") : "fail",

@@ -1,21 +1,15 @@
 // Every page in Chromium: runtime faults and accessibility. On the production build when
 // there is one (what readers get), else on the live server.
 
-import { routeOf } from "../../astro/rendering.ts";
 import type { Violation } from "../../browser/a11y.ts";
-import { type CrawlPage, crawlSite } from "../../browser/crawl.ts";
+import type { CrawlPage } from "../../browser/crawl.ts";
 import type { PageFault } from "../../browser/faults.ts";
 import { faultMessage, faultText, sourceOf } from "../../browser/faultView.ts";
-import { recordPages } from "../../changes/pages.ts";
-import { storageStateOf } from "../../config.ts";
-import { servedFile } from "../../files.ts";
-import { faultsWithCauses } from "../../production/pageCauses.ts";
-import { lineOfMessage } from "../../production/serverErrors.ts";
+import { type CrawledPage, crawlSitePages, recordCrawl, type SiteFault } from "../../checks/pages.ts";
 import { chosenPages, enabled, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
 import type { Finding, ValidationReport } from "../findings.ts";
 import { dependencyFix, originOf } from "../triage.ts";
 import { screenshotFailing } from "./screenshots.ts";
-import { type FailureCause, serverCauses } from "./serverCauses.ts";
 
 /** Each kind of page fault as validate names its rule. */
 const RULES: Record<PageFault["kind"], string> = {
@@ -30,38 +24,8 @@ const RULES: Record<PageFault["kind"], string> = {
   request: "failed-request",
 };
 
-/** What the crawl learnt of the site's server side: the causes of 5xx answers, the pages linking to missing ones. */
-interface ServerSide {
-  causes: Map<string, FailureCause>;
-  /** A missing page found through a link on a page rendered on demand: that page and the line that wrote the link. */
-  brokenLink?: (page: CrawlPage) => { from: string; source?: string } | undefined;
-}
-
-/** A page fault as the crawl step judges it: a 404 reached through a link on an on-demand page is that link's. */
-type StepFault = PageFault & { rule?: string };
-
-/**
- * A page's faults with what its server said (`faultsWithCauses`); a missing page reached from
- * an on-demand page is a broken link of that page.
- */
-function faultsOf(page: CrawlPage, pagesUrl: string, server?: ServerSide): StepFault[] {
-  const broken = page.status === 404 ? server?.brokenLink?.(page) : undefined;
-  return faultsWithCauses(page, pagesUrl, server?.causes ?? new Map()).map((fault): StepFault => {
-    if (fault.kind !== "status" || !broken) return fault;
-    const { kind, count } = fault;
-    return {
-      kind,
-      count,
-      status: page.status,
-      rule: "broken-link",
-      message: `broken link to ${page.path}: HTTP 404`,
-      ...(broken.source ? { located: { source: broken.source } } : {}),
-    };
-  });
-}
-
 /** One page fault as a validate finding. */
-function faultFinding(ctx: ValidateContext, page: CrawlPage, fault: StepFault): Finding {
+function faultFinding(ctx: ValidateContext, page: CrawlPage, fault: SiteFault): Finding {
   const source = sourceOf(fault);
   const at = source ? ` at ${source}` : "";
   const jsErrors = ctx.tool("browser_js_errors");
@@ -80,7 +44,7 @@ function faultFinding(ctx: ValidateContext, page: CrawlPage, fault: StepFault): 
 }
 
 function a11yFinding(ctx: ValidateContext, page: CrawlPage, violation: Violation, fail: boolean): Finding {
-  const origin = originOf({ rule: violation.id, page: page.path, target: violation.target }, violation.within ?? [], ctx.site);
+  const origin = originOf({ rule: violation.id, page: page.path, target: violation.target }, violation.within ?? [], ctx.site.settings);
   // Images are found back in the sources by their src: the first one located.
   const source = violation.sources?.flatMap((located) => ("source" in located ? [located.source] : []))[0];
   return {
@@ -100,12 +64,11 @@ function a11yFinding(ctx: ValidateContext, page: CrawlPage, violation: Violation
 }
 
 /** One crawled page's findings and its line in the report. */
-export function judgePage(ctx: ValidateContext, page: CrawlPage, pagesUrl = new URL(page.url).origin, server?: ServerSide) {
+export function judgePage(ctx: ValidateContext, { page, faults, linkedFrom }: CrawledPage) {
   const failOn = new Set(ctx.config.a11y?.failOn ?? ["serious", "critical"]);
-  const faults = faultsOf(page, pagesUrl, server);
   const a11yFaults = (page.a11y ?? []).filter((v) => failOn.has(v.impact) || v.impact === "moderate");
   // A broken link is the fault of the page that has it.
-  const linking = (fault: StepFault) => (fault.rule === "broken-link" && page.linkedFrom ? { ...page, path: page.linkedFrom } : page);
+  const linking = (fault: SiteFault) => (fault.rule === "broken-link" && linkedFrom ? { ...page, path: linkedFrom } : page);
   const findings = [
     ...faults.map((fault) => faultFinding(ctx, linking(fault), fault)),
     ...a11yFaults.map((violation) => a11yFinding(ctx, page, violation, failOn.has(violation.impact))),
@@ -120,43 +83,8 @@ export function judgePage(ctx: ValidateContext, page: CrawlPage, pagesUrl = new 
   return { findings, line };
 }
 
-/**
- * After a crawl of the build, what each page was (and the classes and ids of its elements): the
- * next `validate --changed` compares its build with it. Pages the change could not reach keep
- * their verdict, with this build's fingerprints.
- */
-function recordChecked(ctx: ValidateContext, pages: ValidationReport["pages"], crawled: CrawlPage[], unaffected: string[] = []): void {
-  if (givenUrl(ctx) || !productionServer(ctx) || ctx.options.shard) return;
-  const tokens = new Map(crawled.map((page) => [page.path, page.tokens]));
-  const checked = pages.map(({ path, ok }) => ({ path, ok, ...(tokens.get(path) ? { tokens: tokens.get(path) } : {}) }));
-  recordPages(ctx.project, ctx.rendering.staticDir, ctx.site.base, [
-    ...checked,
-    ...unaffected.map((path) => ({ path, ok: true, kept: true })),
-  ]);
-}
-
-/** The routes rendered on demand that take no parameter: reachable pages even when no link leads to them. */
-function onDemandPaths(ctx: ValidateContext): string[] {
-  const { routes } = ctx.rendering;
-  const paths = (routes ?? []).filter((route) => route.type === "page" && !route.prerender && route.params.length === 0);
-  const base = ctx.site.base.replace(/\/$/, "");
-  return paths.map((route) => sitePath(ctx.site.trailingSlash, `${base}${route.route === "/" ? "/" : `${route.route}/`}`));
-}
-
-const sitePath = (trailingSlash: string, path: string) => (trailingSlash === "never" && path.length > 1 ? path.replace(/\/$/, "") : path);
-
-/** For a missing page reached through a link on a page rendered on demand: that page and the source line of the link. */
-function linkOnDemand(ctx: ValidateContext, page: CrawlPage): { from: string; source?: string } | undefined {
-  const from = page.linkedFrom;
-  const { routes, staticDir } = ctx.rendering;
-  // Links on prerendered pages are the link check's (it reads the built HTML).
-  if (!from || !routes || servedFile(staticDir, from.slice(ctx.site.base.length - 1))) return undefined;
-  const route = routeOf(routes, ctx.site.base, from);
-  return { from, ...(route ? { source: lineOfMessage(ctx.project, route.component, page.path) } : {}) };
-}
-
 /** The build's adapter has no local server: the pages are loaded from the dev server. */
-const onDevServer = (ctx: ValidateContext) => !givenUrl(ctx) && ctx.built && ctx.rendering.serve === "dev";
+const onDevServer = (ctx: ValidateContext) => !givenUrl(ctx) && ctx.built && ctx.site.serve === "dev";
 
 /** The server the pages are loaded from: the one given, else the build's static server, else the dev server. */
 export async function pagesUrlOf(ctx: ValidateContext): Promise<string | undefined> {
@@ -178,40 +106,35 @@ export const crawlStep: Step = {
   },
   async run(ctx) {
     const pagesUrl = (await pagesUrlOf(ctx)) as string;
-    const { config, options, site } = ctx;
+    const { config, options } = ctx;
     const choice = await chosenPages(ctx);
-    const result = await crawlSite(options.session, pagesUrl, {
+    const production = await productionServer(ctx);
+    const crawl = await crawlSitePages(ctx.site, {
+      session: options.session,
+      pagesUrl,
+      config,
       a11y: enabled(ctx, "a11y"),
       // The classes and ids of each page, for the record: what a later stylesheet change can reach.
       tokens: true,
       // No sitemap: links are followed from the critical routes (under the site's base).
-      base: site.base,
       startPaths: ctx.critical,
-      alsoPaths: onDemandPaths(ctx),
       ...(choice ? { paths: choice.paths } : {}),
-      acceptSelectors: (config.accept ?? []).flatMap((rule) => (rule.selector ? [rule.selector] : [])),
-      shard: options.shard,
-      maxPages: config.crawl?.maxPages,
-      concurrency: config.crawl?.concurrency,
+      ...(options.shard ? { shard: options.shard } : {}),
       signal: options.signal,
-      // Each failing page's findings point at their source file and line where it can be known.
-      sourceRoot: ctx.project.root,
-      storageState: storageStateOf(ctx.project, config),
       onProgress: (done, total, path) => options.onProgress?.({ type: "crawl", done, total, path }),
+      ...(production?.log ? { serverLog: production.log } : {}),
     });
-    const server: ServerSide = {
-      causes: await serverCauses(ctx, pagesUrl, result.pages, (await productionServer(ctx))?.log),
-      brokenLink: (page) => linkOnDemand(ctx, page),
-    };
-    const judged = result.pages.map((page) => judgePage(ctx, page, pagesUrl, server));
+    const { result } = crawl;
+    const judged = crawl.pages.map((page) => judgePage(ctx, page));
     const pages = judged.map(({ line }) => line);
     ctx.pages = pages;
-    recordChecked(ctx, pages, result.pages, choice?.unaffected);
+    // After a crawl of the whole build (not a share of it): the record the next --changed compares with.
+    if (!givenUrl(ctx) && production && !options.shard) recordCrawl(ctx.site, pages, result.pages, { unaffected: choice?.unaffected });
     const failing = pages.filter((page) => !page.ok).length;
     const source = choice ? `${choice.why}` : result.source;
     return {
       status: failing ? "fail" : "ok",
-      summary: `${result.pages.length} pages (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}${onDevServer(ctx) ? `; ${ctx.rendering.serveNote}` : ""}`,
+      summary: `${result.pages.length} pages (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}${onDevServer(ctx) ? `; ${ctx.site.rendering.serveNote}` : ""}`,
       findings: judged.flatMap(({ findings }) => findings),
       pages,
       screenshots: await screenshotFailing(ctx, pagesUrl, result.pages),

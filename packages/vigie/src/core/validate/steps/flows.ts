@@ -2,16 +2,11 @@
 // press Enter), run once the crawl is done, on the same server. Each flow is a source of
 // findings of its own (rule `flow:<name>`), every fault named with the step after which it
 // came; a flow may save the login it made (saveState) for the checks that follow.
-import { join } from "node:path";
 import { clip } from "../../answer.ts";
 import { stepLabel } from "../../browser/actions.ts";
-import { pageFaults } from "../../browser/faults.ts";
 import { faultMessage, sourceOf } from "../../browser/faultView.ts";
-import { locateFindings } from "../../browser/locate.ts";
-import { saveState, withState } from "../../browser/state.ts";
-import { checkPage, type PageFindings } from "../../browser/watch.ts";
-import { type Flow, storageStateOf } from "../../config.ts";
-import { withTimeout } from "../../wait.ts";
+import { type CheckedSitePage, checkSitePage } from "../../checks/page.ts";
+import type { Flow } from "../../config.ts";
 import { firstShard, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
 import type { Finding } from "../findings.ts";
 import { pagesUrlOf } from "./crawl.ts";
@@ -19,22 +14,18 @@ import { pagesUrlOf } from "./crawl.ts";
 /** How long one flow may take, load and steps included. */
 const FLOW_TIMEOUT_MS = 60_000;
 
-async function runFlow(ctx: ValidateContext, url: string, flow: Flow): Promise<PageFindings> {
-  const { session } = ctx.options;
-  const findings = await session.withPage(
-    (page, context) =>
-      withTimeout(
-        (async () => {
-          const seen = await checkPage(page, `${url}${flow.page}`, { read: true, actions: flow.steps });
-          if (flow.saveState && seen.actions && !seen.actions.failed) await saveState(context, join(ctx.project.root, flow.saveState));
-          return seen;
-        })(),
-        FLOW_TIMEOUT_MS,
-        () => page.close(),
-      ),
-    withState(storageStateOf(ctx.project, ctx.config)),
-  );
-  return withTimeout(locateFindings(findings, ctx.project.root), 10_000, async () => undefined).catch(() => findings);
+async function runFlow(ctx: ValidateContext, url: string, flow: Flow): Promise<CheckedSitePage> {
+  const production = await productionServer(ctx);
+  return checkSitePage(ctx.site, {
+    session: ctx.options.session,
+    url: `${url}${flow.page}`,
+    config: ctx.config,
+    actions: flow.steps,
+    ownContext: true,
+    ...(flow.saveState ? { saveState: flow.saveState } : {}),
+    timeoutMs: FLOW_TIMEOUT_MS,
+    ...(production?.log ? { serverLog: production.log } : {}),
+  });
 }
 
 /** The call that reproduces a flow, for a finding's fix. */
@@ -47,9 +38,9 @@ function reproduce(ctx: ValidateContext, flow: Flow): string {
   return `${ctx.tool("browser_js_errors")} with path "${flow.page}" and actions ${clip(JSON.stringify(steps), 300)}`;
 }
 
-function flowFindings(ctx: ValidateContext, flow: Flow, findings: PageFindings): Finding[] {
+function flowFindings(ctx: ValidateContext, flow: Flow, { faults }: CheckedSitePage): Finding[] {
   const tool = ctx.tool("browser_js_errors");
-  return pageFaults(findings).map((fault): Finding => {
+  return faults.map((fault): Finding => {
     const source = sourceOf(fault);
     const step = fault.afterStep ? flow.steps[fault.afterStep - 1] : undefined;
     const after = step ? `after step ${fault.afterStep} (${stepLabel(step)}): ` : "";
@@ -99,7 +90,7 @@ export const flowsStep: Step = {
       }
       const found = flowFindings(ctx, flow, seen);
       findings.push(...found);
-      const ran = seen.actions ? `${seen.actions.ran}/${seen.actions.of} steps` : "not run";
+      const ran = seen.findings.actions ? `${seen.findings.actions.ran}/${seen.findings.actions.of} steps` : "not run";
       lines.push(`${flow.name} (${flow.page}): ${ran}, ${found.length ? `${found.length} fault${found.length > 1 ? "s" : ""}` : "clean"}`);
     }
     return { status: findings.length ? "fail" : "ok", summary: lines.join("; "), findings };

@@ -1,14 +1,13 @@
 // Every internal link, asset and #fragment of the build resolves; every page has its alternates.
-import { routeOf } from "../../astro/rendering.ts";
+import { checkSiteLinks } from "../../checks/links.ts";
 import type { BrokenLink } from "../../links/links.ts";
-import { checkLinks } from "../../links/links.ts";
 import { enabled, firstShard, type Step, type ValidateContext } from "../context.ts";
 import type { Finding } from "../findings.ts";
 import { dependencyFix, isErrorPage, originOf } from "../triage.ts";
 
 export function linkFinding(ctx: ValidateContext, broken: BrokenLink): Finding {
   const rule = broken.where.includes("hreflang") ? "hreflang-alternate" : "broken-link";
-  const origin = originOf({ rule, page: broken.from, target: broken.where }, [], ctx.site);
+  const origin = originOf({ rule, page: broken.from, target: broken.where }, [], ctx.site.settings);
   return {
     // An error page is indexed by no search engine: its alternates lead nobody astray.
     severity: rule === "hreflang-alternate" && isErrorPage(broken.from) ? "warn" : "fail",
@@ -33,12 +32,7 @@ export const linksStep: Step = {
   async run(ctx) {
     // The built pages and assets (an adapter's prerendered folder); a link to a route rendered
     // on demand is checked by the crawl, which loads that page.
-    const { staticDir, routes } = ctx.rendering;
-    const onDemand = routes?.filter((route) => !route.prerender);
-    const result = await checkLinks(ctx.project, {
-      dir: staticDir,
-      ...(onDemand?.length ? { onDemand: (pathname: string) => routeOf(onDemand, ctx.site.base, pathname) !== undefined } : {}),
-    });
+    const result = await checkSiteLinks(ctx.site);
     const findings = result.broken.map((broken) => linkFinding(ctx, broken));
     const failing = findings.filter((finding) => finding.severity === "fail").length;
     return {

@@ -1,0 +1,96 @@
+// The site as vigie checks it, read once: its root, the config's settings (base, outDir,
+// trailingSlash, locales), how it renders (the adapter's folder of prerendered pages, its
+// routes and how each renders, how the build is served). Every check and every tool reads
+// these facts here rather than from the config or the adapter itself, so that an adapter or a
+// new kind of site is handled in one place.
+import { relative } from "node:path";
+import { type AstroSettings, criticalRoutesOf, readAstroSettings, type SiteFacts, sitePath } from "./astro/astroConfig.ts";
+import { findCollections } from "./astro/collections.ts";
+import { type Rendering, readRendering, renderingFacts, routeOf, type ServeMode, type SiteRoute } from "./astro/rendering.ts";
+import type { Project } from "./project.ts";
+
+export interface Site {
+  readonly project: Project;
+  /** The config's settings, as read from astro.config.*. */
+  readonly settings: AstroSettings;
+  /** How it renders, from its config and its last build. */
+  readonly rendering: Rendering;
+  /** `base`, starting and ending with "/". */
+  readonly base: string;
+  readonly trailingSlash: AstroSettings["trailingSlash"];
+  /** The build output folder (absolute). */
+  readonly outDir: string;
+  /** The folder of the prerendered pages and the build's assets (absolute): `outDir` for a static build, the adapter's folder else. */
+  readonly staticDir: string;
+  /** The routes of the last build, with their source files; absent without a server build. */
+  readonly routes?: SiteRoute[];
+  /** How the build is served: vigie's static server, the adapter's own (`astro preview`), or the dev server. */
+  readonly serve: ServeMode;
+  /** The home under the base and each other locale's home: the pages that must answer. */
+  readonly critical: string[];
+}
+
+/** The site of `project`, from its config and its last build. */
+export function readSite(project: Project, settings: AstroSettings = readAstroSettings(project)): Site {
+  const rendering = readRendering(project, settings);
+  return {
+    project,
+    settings,
+    rendering,
+    base: settings.base,
+    trailingSlash: settings.trailingSlash,
+    outDir: settings.outDir,
+    staticDir: rendering.staticDir,
+    ...(rendering.routes ? { routes: rendering.routes } : {}),
+    serve: rendering.serve,
+    critical: criticalRoutesOf(settings),
+  };
+}
+
+/** The same site after a build: its routes and folders come from the new build; the config is not read again. */
+export function afterBuild(site: Site): Site {
+  return readSite(site.project, site.settings);
+}
+
+/** The route rendered on demand that serves `pathname` (under the base), if any. */
+export function onDemandRoute(site: Site, pathname: string): SiteRoute | undefined {
+  const onDemand = site.routes?.filter((route) => !route.prerender);
+  return onDemand?.length ? routeOf(onDemand, site.base, pathname) : undefined;
+}
+
+/** The route (any) that serves `pathname` (under the base), if any. */
+export function routeOfPath(site: Site, pathname: string): SiteRoute | undefined {
+  return site.routes ? routeOf(site.routes, site.base, pathname) : undefined;
+}
+
+/** The pages rendered on demand that take no parameter: reachable even when no link leads to them. */
+export function onDemandPaths(site: Site): string[] {
+  const routes = (site.routes ?? []).filter((route) => route.type === "page" && !route.prerender && route.params.length === 0);
+  const base = site.base.replace(/\/$/, "");
+  return routes.map((route) => sitePath(site.settings, `${base}${route.route === "/" ? "/" : `${route.route}/`}`));
+}
+
+/** The build's folders: stack frames in them are built code, not sources. */
+export function builtDirs(site: Site): string[] {
+  return [...new Set([site.staticDir, site.outDir])];
+}
+
+/** What the report and `vigie doctor` show of the site. */
+export function siteFacts(site: Site): SiteFacts {
+  const { settings, project } = site;
+  return {
+    base: settings.base,
+    trailingSlash: settings.trailingSlash,
+    locales: settings.locales,
+    ...(settings.defaultLocale ? { defaultLocale: settings.defaultLocale } : {}),
+    sitemap: settings.sitemap,
+    starlight: settings.starlight,
+    collections: findCollections(project).map((collection) => ({
+      name: collection.name,
+      folder: relative(project.root, collection.base) || ".",
+      entries: collection.files.length,
+    })),
+    criticalRoutes: site.critical,
+    rendering: renderingFacts(site.rendering),
+  };
+}
