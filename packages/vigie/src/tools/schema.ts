@@ -56,8 +56,9 @@ export function answerSchema(definition: ToolDefinition): Record<string, unknown
 }
 
 /**
- * Drops what says nothing: the safe-integer bounds zod gives every integer, and
- * `additionalProperties: {}` (any other field is allowed anyway).
+ * Drops what says nothing: the safe-integer bounds zod gives every integer,
+ * `additionalProperties: {}` (any other field is allowed anyway), and a record's
+ * `propertyNames: {type: "string"}`.
  */
 function compact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(compact);
@@ -67,6 +68,8 @@ function compact(value: unknown): unknown {
     if (key === "minimum" && inner === Number.MIN_SAFE_INTEGER) continue;
     if (key === "maximum" && inner === Number.MAX_SAFE_INTEGER) continue;
     if (key === "additionalProperties" && inner && typeof inner === "object" && Object.keys(inner).length === 0) continue;
+    // A record's keys are strings: JSON has no other.
+    if (key === "propertyNames" && JSON.stringify(inner) === '{"type":"string"}') continue;
     out[key] = compact(inner);
   }
   return out;

@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { toolName } from "../../src/tools/define.ts";
 import { registry } from "../../src/tools/registry.ts";
@@ -174,6 +174,14 @@ describe("vigie (the command line)", () => {
     assert.equal(answer(elsewhere).running, false);
     const before = await run(["--project", copy.root, "dev_status"], { cwd: tmpdir() });
     assert.equal(before.stdout, elsewhere.stdout);
+    // The answer's files, relative to the project, are said on stderr as paths from here.
+    const logsElsewhere = await run(["dev_logs", "--project", copy.root], { cwd: tmpdir() });
+    assert.equal((answer(logsElsewhere).files as { log: string }).log, ".opencode/dev-server.log");
+    assert.ok(
+      logsElsewhere.stderr.includes(`vigie: log: ${relative(tmpdir(), join(copy.root, ".opencode", "dev-server.log"))}\n`),
+      logsElsewhere.stderr,
+    );
+    assert.equal((await run(["dev_logs"], { cwd: copy.root })).stderr, "", "nothing said when the project is here");
     // JSON arguments, and a flag that overrides them.
     const logs = await run(["dev_logs", '{"lines": 5, "level": "bogus"}', "--level", "error"], { cwd: copy.root });
     assert.notEqual(logs.code, 2, logs.stderr);

@@ -208,20 +208,23 @@ describe("vigie mcp", () => {
     assert.ok(chromiumOf(mcp.pid).length > 0, "the server launched its Chromium");
     // The full findings are in a report: the result links it.
     const link = (result as CallToolResult).content.find((item) => item.type === "resource_link");
-    if (answer.report) assert.match(String(link && "uri" in link ? link.uri : ""), /^file:\/\/.*\.json$/);
+    const files = answer.files as { report?: string } | undefined;
+    if (files?.report) assert.match(String(link && "uri" in link ? link.uri : ""), /^file:\/\/.*\.json$/);
   });
 
-  test("a file the answer names comes as a resource_link beside the text", async () => {
+  test("a file of the answer's files comes as a resource_link beside the text", async () => {
     assert.ok(mcp);
     const result = (await mcp.client.callTool({
       name: "blog_browser_screenshot",
       arguments: { path: "/a/", port: pages.port },
     })) as CallToolResult;
     const answer = answerOf(result);
-    assert.equal(typeof answer.file, "string", JSON.stringify(answer));
+    const { screenshot } = answer.files as { screenshot: string };
+    assert.equal(typeof screenshot, "string", JSON.stringify(answer));
     const link = result.content.find((item) => item.type === "resource_link");
     assert.ok(link && link.type === "resource_link", JSON.stringify(result.content));
-    assert.equal(link.uri, pathToFileURL(join(copy.root, String(answer.file))).href);
+    assert.equal(link.uri, pathToFileURL(join(copy.root, screenshot)).href);
+    assert.equal(link.description, `screenshot: ${screenshot}`);
     assert.equal(link.mimeType, "image/png");
     // resources/read gives the file the answer linked, and nothing else.
     const read = await mcp.client.readResource({ uri: link.uri });

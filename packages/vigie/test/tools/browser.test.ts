@@ -90,8 +90,9 @@ describe("js_errors", () => {
 describe("screenshot", () => {
   test("a PNG under .opencode/screenshots, answered as a path and dimensions", async () => {
     const answer = await call("screenshot", { path: "/", port: server.port, viewport: "mobile" });
-    assert.match(String(answer.file), /^\.opencode\/screenshots\/home-mobile-[0-9-]+\.png$/);
-    assert.ok(existsSync(join(project.root, String(answer.file))));
+    const { screenshot } = answer.files as { screenshot: string };
+    assert.match(screenshot, /^\.opencode\/screenshots\/home-mobile-[0-9-]+\.png$/);
+    assert.ok(existsSync(join(project.root, screenshot)));
     assert.equal(answer.width, 780, "390 CSS pixels at device scale 2");
     assert.ok(Number(answer.bytes) > 1000);
     assert.ok(bytes(answer) < 300);
@@ -100,8 +101,9 @@ describe("screenshot", () => {
   test("odd characters and traversal attempts in the path never leave the folder", async () => {
     server.routes.set("/odd ë<>|:*\"'/", { body: html("odd") });
     const odd = await call("screenshot", { path: "/odd%20%C3%AB%3C%3E%7C:*%22'/", port: server.port });
-    assert.match(String(odd.file), /^\.opencode\/screenshots\/[a-z0-9-]+\.png$/, JSON.stringify(odd));
-    const file = resolve(project.root, String(odd.file));
+    const { screenshot } = odd.files as { screenshot: string };
+    assert.match(screenshot, /^\.opencode\/screenshots\/[a-z0-9-]+\.png$/, JSON.stringify(odd));
+    const file = resolve(project.root, screenshot);
     assert.ok(file.startsWith(join(project.stateDir, "screenshots")));
     const climbing = await call("screenshot", { path: "/..%2F..%2F..%2Ftmp%2Fx", port: server.port });
     assert.ok(climbing.error, "refused");
@@ -141,7 +143,7 @@ describe("visual_diff", () => {
     server.routes.set("/visual/", { body: html("<h1>Stable</h1><p>Same text.</p>") });
     const first = await call("visual_diff", { path: "/visual/", port: server.port });
     assert.equal(first.status, "baseline_created");
-    assert.ok(existsSync(join(project.root, String(first.baseline))));
+    assert.ok(existsSync(join(project.root, (first.files as { baseline: string }).baseline)));
     const second = await call("visual_diff", { path: "/visual/", port: server.port });
     assert.equal(second.status, "match");
     assert.equal(second.diffRatio, 0);
@@ -149,7 +151,7 @@ describe("visual_diff", () => {
     const third = await call("visual_diff", { path: "/visual/", port: server.port });
     assert.equal(third.status, "changed");
     assert.ok(Number(third.diffRatio) > 0);
-    assert.ok(existsSync(join(project.root, String(third.diffImage))));
+    assert.ok(existsSync(join(project.root, (third.files as { diffImage: string }).diffImage)));
     server.routes.set("/visual/", { body: html('<h1>Stable</h1><p>Same text.</p><div style="height:3000px"></div>') });
     const fourth = await call("visual_diff", { path: "/visual/", port: server.port });
     assert.equal(fourth.status, "changed");
@@ -170,7 +172,7 @@ describe("a11y, perf and crawl answers", () => {
     const alt = violations.find((v) => v.id === "image-alt");
     assert.ok(alt);
     assert.deepEqual([alt.impact, alt.count], ["critical", 2]);
-    assert.ok(answer.report);
+    assert.match((answer.files as { report: string }).report, /^\.opencode\/reports\/a11y-.*\.json$/);
     const tagged = await call("a11y", { path: "/a11y/", port: server.port, tags: ["wcag2a"] });
     assert.ok(
       (tagged.violations as { id: string }[]).every((v) => v.id !== "region"),
@@ -197,7 +199,7 @@ describe("a11y, perf and crawl answers", () => {
       ["/broken/", 200],
       ["/gone/", 404],
     ]);
-    assert.ok(existsSync(join(project.root, String(answer.report))));
+    assert.ok(existsSync(join(project.root, (answer.files as { report: string }).report)));
     server.routes.set("/", { body: html("<h1>Home</h1><p>All good.</p>", "Home") });
   });
 });

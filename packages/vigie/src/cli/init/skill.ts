@@ -50,8 +50,10 @@ bad usage. Nothing to install: vigie is in node_modules.
 
 - \`error\` and \`hint\`: the call failed; the hint says what to do next (often which
   command to run first).
-- A long result is cut to the first items; the whole of it is in the file named by
-  \`report\` or \`fullAnswer\`: read that file rather than running the command again.
+- A long list is cut to its first items, and \`more\` beside it says how many were left
+  out (\`"more": {"failing": 12}\`); the whole of it is in \`files.report\`: read that file
+  rather than running the command again. Every file an answer points at (report, log,
+  screenshot, diff image) is in \`files\`.
 - \`npx vigie list\` lists every check; \`npx vigie <check> --help\` gives its arguments.
 
 Start the dev server only if \`npx vigie dev status\` says none runs, and stop only one you

@@ -1,13 +1,16 @@
 // The log as the logs tool reads it, without a server: colours stripped, errors kept with
-// their stacks, a size cap, `since: "last"` across a trim; and the ready line's parsing.
+// their stacks, a size cap, `since: "last"` across a trim, the logs tool's answer within its
+// budget; and the ready line's parsing.
 import assert from "node:assert/strict";
-import { appendFileSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { MAX_ANSWER_BYTES } from "../../../src/core/answer.ts";
 import { LOG_CAP_BYTES, readDevLogs } from "../../../src/core/devServer/log.ts";
 import { parseLocalLine } from "../../../src/core/devServer/ready.ts";
 import { projectAt } from "../../../src/core/project.ts";
+import { findTool } from "../../../src/tools/registry.ts";
+import { runTool } from "../../../src/tools/run.ts";
 import { FIXTURES_DIR } from "../../support/blog.ts";
 
 const root = join(FIXTURES_DIR, `dev-log-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
@@ -60,7 +63,7 @@ describe("the dev-server log", () => {
     assert.deepEqual(warnings.lines, ["10:00:03 [WARN] [content] duplicate id"]);
   });
 
-  test("the last N lines, long lines clipped, the answer under 2 KB", async () => {
+  test("the last N lines, long lines clipped; the tool's answer under 2 KB, its newest lines kept", async () => {
     writeFileSync(
       logPath,
       `${Array.from({ length: 300 }, (_, index) => `line ${index} ${"y".repeat(index === 299 ? 1000 : 10)}`).join("\n")}\n`,
@@ -68,11 +71,17 @@ describe("the dev-server log", () => {
     const answer = await readDevLogs(project, { lines: 3 });
     assert.equal(answer.lines.length, 3);
     assert.equal(answer.total, 300);
-    assert.equal(answer.truncated, true);
     assert.ok((answer.lines.at(-1) as string).length <= 240);
-    const many = await readDevLogs(project, { lines: 500 });
+    const logs = findTool("blog_dev_logs");
+    assert.ok(logs);
+    const many = await runTool(logs, { lines: 500 }, { project });
     assert.ok(Buffer.byteLength(JSON.stringify(many)) <= MAX_ANSWER_BYTES);
-    assert.equal(many.lines.at(-1), answer.lines.at(-1));
+    const shown = many.lines as string[];
+    assert.equal(shown.at(-1), answer.lines.at(-1));
+    assert.equal(shown.length + (many.more as { lines: number }).lines, 300, "more.lines counts the lines asked for and left out");
+    const { report, log } = many.files as { report: string; log: string };
+    assert.equal(log, ".opencode/dev-server.log");
+    assert.equal(readFileSync(join(project.root, report), "utf8").split("\n").length, 301, "the report has every line asked for");
   });
 
   test("past the size cap the log keeps its tail, and since last follows the trim", async () => {

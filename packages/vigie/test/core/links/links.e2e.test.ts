@@ -81,9 +81,10 @@ describe("blog_build_links on a built copy with broken links", () => {
     const answer = await runTool(linksTool, {}, { project: copy });
     assert.ok(Buffer.byteLength(JSON.stringify(answer)) <= MAX_ANSWER_BYTES);
     assert.equal(answer.success, false);
-    assert.equal(answer.brokenCount, 3);
     assert.equal((answer.broken as Answer[]).length, 3);
-    const report = JSON.parse(readFileSync(join(copy.root, answer.report as string), "utf8")) as { broken: unknown[]; external: unknown[] };
+    assert.equal(answer.more, undefined);
+    const { report: path } = answer.files as { report: string };
+    const report = JSON.parse(readFileSync(join(copy.root, path), "utf8")) as { broken: unknown[]; external: unknown[] };
     assert.equal(report.broken.length, 3);
     assert.ok(Array.isArray(report.external));
   });

@@ -192,7 +192,7 @@ describe("blog_build_lint on injected faults", () => {
     assert.equal(answer.mermaid.count, 2);
     assert.equal(answer.content.count, expected.length - 2);
     assert.ok((answer.content.problems as unknown[]).length >= 3, "the first problems are in the answer");
-    const report = join(copy.root, answer.report as string);
+    const report = join(copy.root, (answer.files as { report: string }).report);
     assert.ok(existsSync(report));
     const full = JSON.parse(readFileSync(report, "utf8")) as LintResult;
     assert.equal((full.content?.problems.length ?? 0) + (full.mermaid?.problems.length ?? 0), expected.length);
