@@ -10,10 +10,22 @@ import { styleChange } from "../changes/styles.ts";
 import { readText } from "../files.ts";
 import type { Site } from "../site.ts";
 
-/** The pages of the current build to load, against the change plan `plan` (default: the working tree against HEAD). */
-export function changedPages(site: Site, plan: ChangePlan = planChanges(site.project)): PageSelection {
+/**
+ * The pages of the current build to load, against the change plan `plan` (default: the working
+ * tree against HEAD, when git can tell; the pages' fingerprints need no git).
+ */
+export function changedPages(site: Site, plan: ChangePlan | undefined = gitPlan(site)): PageSelection {
   const universe = builtPagePaths(site.staticDir, site.base, site.trailingSlash);
-  return choosePages(site.project, site.staticDir, site.base, universe, stylesOnly(site, plan));
+  return choosePages(site.project, site.staticDir, site.base, universe, plan && stylesOnly(site, plan));
+}
+
+/** The working tree against HEAD; none when git cannot tell (no repository, no commit yet). */
+function gitPlan(site: Site): ChangePlan | undefined {
+  try {
+    return planChanges(site.project);
+  } catch {
+    return undefined;
+  }
 }
 
 /** When every changed file is a plain stylesheet (.css): which of its rules changed, against the plan's ref. */
