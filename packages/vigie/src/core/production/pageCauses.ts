@@ -7,7 +7,7 @@ import { clip } from "../answer.ts";
 import { readAstroSettings } from "../astro/astroConfig.ts";
 import { routeOf, type SiteRoute } from "../astro/rendering.ts";
 import { type PageFault, pageFaults } from "../browser/faults.ts";
-import type { PageFindings } from "../browser/watch.ts";
+import type { PageFindings } from "../browser/findings.ts";
 import { readDevPort } from "../devServer/index.ts";
 import type { Project } from "../project.ts";
 import { askServerError, describeCause, devLog, type ServerErrorCause } from "./serverErrors.ts";

@@ -3,12 +3,13 @@
 // findings of its own (rule `flow:<name>`), every fault named with the step after which it
 // came; a flow may save the login it made (saveState) for the checks that follow.
 import { join } from "node:path";
+import { actionLabel } from "../../actions.ts";
 import { clip } from "../../answer.ts";
-import { stepLabel } from "../../browser/actions.ts";
 import { faultText, pageFaults } from "../../browser/faults.ts";
+import type { PageFindings } from "../../browser/findings.ts";
 import { locateFindings } from "../../browser/locate.ts";
 import { saveState, withState } from "../../browser/state.ts";
-import { checkPage, type PageFindings } from "../../browser/watch.ts";
+import { checkPage } from "../../browser/watch.ts";
 import { type Flow, storageStateOf } from "../../config.ts";
 import { withTimeout } from "../../wait.ts";
 import { firstShard, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
@@ -52,8 +53,8 @@ function flowFindings(ctx: ValidateContext, flow: Flow, findings: PageFindings):
     const source = fault.located && "source" in fault.located ? fault.located.source : undefined;
     // As the crawl says it: an island's fault whose file is not known names the candidates.
     const unknownWhy = fault.located && "sourceUnknown" in fault.located ? fault.located.sourceUnknown : undefined;
-    const step = fault.afterStep ? flow.steps[fault.afterStep - 1] : undefined;
-    const after = step ? `after step ${fault.afterStep} (${stepLabel(step)}): ` : "";
+    const action = fault.afterStep ? flow.steps[fault.afterStep - 1] : undefined;
+    const after = action ? `after step ${fault.afterStep} (${actionLabel(action)}): ` : "";
     return {
       severity: "fail",
       tool,
