@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { crawlSite } from "../../../src/core/browser/crawl.ts";
 import { faultText, pageFaults } from "../../../src/core/browser/faults.ts";
+import type { CheckOptions } from "../../../src/core/browser/findings.ts";
 import { checkJsErrors, summarize } from "../../../src/core/browser/jsErrors.ts";
 import { BrowserSession } from "../../../src/core/browser/session.ts";
-import type { CheckOptions } from "../../../src/core/browser/watch.ts";
 import { html, type PageServer, startPageServer } from "../../support/pages.ts";
 
 const session = new BrowserSession({ idleMs: 5_000 });
