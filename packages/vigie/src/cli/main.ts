@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { type Answer, clip } from "../core/answer.ts";
 import { type Project, ProjectNotFoundError, resolveProject } from "../core/project.ts";
-import { prefixedToolName, type ToolContext, type ToolDefinition, toolName } from "../tools/define.ts";
+import { DEFAULT_PREFIX, prefixedToolName, type ToolContext, type ToolDefinition, toolName } from "../tools/define.ts";
 import { describeArguments, findToolByWords, parseToolArgs } from "./args.ts";
 import { parseFlags, projectAt, takeFlag, UsageError } from "./flags.ts";
 
@@ -67,12 +67,12 @@ function firstSentence(text: string): string {
   return clip(sentence, 110);
 }
 
-/** The prefix of the project in the current directory, if there is one (else blog). */
+/** The prefix of the project in the current directory, if there is one (else the default). */
 function projectPrefix(prefixOf: (project: Project) => string): string {
   try {
     return prefixOf(resolveProject(process.cwd()));
   } catch {
-    return "blog";
+    return DEFAULT_PREFIX;
   }
 }
 

@@ -77,4 +77,14 @@ describe("JUnit report", () => {
     assert.equal(parsed.texts.join(""), 'FAIL: Uncaught Error: a < b && c > "d"\tat\r\n line 2\nfix: Open the page and fix the script.');
     assert.ok(parsed.attributes.some((entry) => entry.tag === "testcase" && entry.name === "/en/ok/"));
   });
+
+  test("under another prefix the crawled pages go in the crawl step's suite, named with that prefix", () => {
+    const report = reportWith("Uncaught Error: boom", "/en/bad/");
+    report.steps = report.steps.map((step) => ({ ...step, tool: "docs_browser_crawl" }));
+    report.findings = report.findings.map((finding) => ({ ...finding, tool: "docs_browser_crawl" }));
+    const suites = parseXml(toJUnit(report))
+      .attributes.filter((entry) => entry.tag === "testsuite")
+      .map((entry) => entry.name);
+    assert.deepEqual(suites, ["docs_browser_crawl"]);
+  });
 });
