@@ -2,7 +2,6 @@
 // Every failure prints a message and what is accepted, never a stack trace
 // (VIGIE_DEBUG=1 shows it). Exit codes: 0 success, 1 the tool answered an error,
 // 2 bad usage or the harness could not run.
-import { readFileSync } from "node:fs";
 import { type Answer, clip } from "../core/answer.ts";
 import { type Project, ProjectNotFoundError, resolveProject } from "../core/project.ts";
 import { DEFAULT_PREFIX, prefixedToolName, type ToolContext, type ToolDefinition, toolName } from "../tools/define.ts";
@@ -196,10 +195,6 @@ async function callTool(words: string[], leading: string | undefined): Promise<n
   return "error" in answer ? 1 : 0;
 }
 
-function version(): string {
-  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
-}
-
 async function main(argv: string[]): Promise<number> {
   const { dir, rest } = leadingProject(argv);
   const [command, ...args] = rest;
@@ -214,7 +209,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case "--version":
     case "version":
-      await write(`${version()}\n`);
+      await write(`${(await import("../core/version.ts")).VIGIE_VERSION}\n`);
       return 0;
     case "list":
     case "tools":
