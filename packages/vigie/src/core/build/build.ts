@@ -140,7 +140,3 @@ async function buildOnce(project: Project, options: BuildOptions): Promise<Build
     pid: run.pid,
   };
 }
-
-export function distDir(project: Project): string {
-  return readAstroSettings(project).outDir;
-}
