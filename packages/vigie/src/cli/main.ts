@@ -2,10 +2,9 @@
 // Every failure prints a message and what is accepted, never a stack trace
 // (VIGIE_DEBUG=1 shows it). Exit codes: 0 success, 1 the tool answered an error,
 // 2 bad usage or the harness could not run.
-import { readFileSync } from "node:fs";
 import { type Answer, clip } from "../core/answer.ts";
 import { type Project, ProjectNotFoundError, resolveProject } from "../core/project.ts";
-import { prefixedToolName, type ToolContext, type ToolDefinition, toolName } from "../tools/define.ts";
+import { DEFAULT_PREFIX, prefixedToolName, type ToolContext, type ToolDefinition, toolName } from "../tools/define.ts";
 import { describeArguments, findToolByWords, parseToolArgs } from "./args.ts";
 import { parseFlags, projectAt, takeFlag, UsageError } from "./flags.ts";
 
@@ -67,12 +66,12 @@ function firstSentence(text: string): string {
   return clip(sentence, 110);
 }
 
-/** The prefix of the project in the current directory, if there is one (else blog). */
+/** The prefix of the project in the current directory, if there is one (else the default). */
 function projectPrefix(prefixOf: (project: Project) => string): string {
   try {
     return prefixOf(resolveProject(process.cwd()));
   } catch {
-    return "blog";
+    return DEFAULT_PREFIX;
   }
 }
 
@@ -196,10 +195,6 @@ async function callTool(words: string[], leading: string | undefined): Promise<n
   return "error" in answer ? 1 : 0;
 }
 
-function version(): string {
-  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
-}
-
 async function main(argv: string[]): Promise<number> {
   const { dir, rest } = leadingProject(argv);
   const [command, ...args] = rest;
@@ -214,7 +209,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case "--version":
     case "version":
-      await write(`${version()}\n`);
+      await write(`${(await import("../core/version.ts")).VIGIE_VERSION}\n`);
       return 0;
     case "list":
     case "tools":

@@ -66,13 +66,16 @@ export const flowSchema = z.strictObject({
 });
 export type Flow = z.infer<typeof flowSchema>;
 
+/** The prefix of the tool names unless the project sets another. */
+export const DEFAULT_PREFIX = "blog";
+
+/** A prefix is a lower-case identifier: it starts file and tool names. */
+export const PREFIX_PATTERN = /^[a-z][a-z0-9]{0,19}$/;
+
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
-  /** The prefix of the tool names the agent sees (`vigie init --prefix`); default "blog". */
-  prefix: z
-    .string()
-    .regex(/^[a-z][a-z0-9]{0,19}$/, "a lower-case word of letters and digits, e.g. blog or docs")
-    .optional(),
+  /** The prefix of the tool names the agent sees (`vigie init --prefix`); default DEFAULT_PREFIX. */
+  prefix: z.string().regex(PREFIX_PATTERN, "a lower-case word of letters and digits, e.g. blog or docs").optional(),
   budgets: budgetsSchema.optional(),
   /** Paths checked over HTTP before the crawl; default: "/" and each locale's home. */
   criticalRoutes: z.array(z.string().startsWith("/")).optional(),
