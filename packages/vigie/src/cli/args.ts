@@ -2,8 +2,7 @@
 // Values are read with the tool's argument schema: numbers and booleans where the schema
 // says so, arrays from JSON or repeated flags; anything else is left as written, for the
 // tool's own validation to name.
-import type { ToolDefinition } from "../tools/define.ts";
-import { toolName } from "../tools/define.ts";
+import { DEFAULT_PREFIX, type ToolDefinition, toolName } from "../tools/define.ts";
 import type { ArgumentSchema, ArgumentsSchema } from "../tools/schema.ts";
 import { readWords, UsageError } from "./flags.ts";
 
@@ -22,14 +21,15 @@ export function findToolByWords(
   let first = words[0]?.replaceAll("-", "_");
   if (!first) return undefined;
   const named = (name: string) => definitions.find((definition) => toolName(definition) === name);
-  // Under any prefix (`vigie init --prefix docs`): docs_dev_start is blog_dev_start.
+  // Under any prefix (`vigie init --prefix docs`): docs_dev_start is the canonical blog_dev_start.
   const prefixed = /^[a-z][a-z0-9]*_((?:dev|build|browser)_\w+)$/.exec(first);
-  if (prefixed && !named(first) && named(`blog_${prefixed[1]}`)) first = `blog_${prefixed[1]}`;
-  const direct = named(first) ?? named(`blog_${first}`);
+  const canonical = (rest: string) => `${DEFAULT_PREFIX}_${rest}`;
+  if (prefixed?.[1] && !named(first) && named(canonical(prefixed[1]))) first = canonical(prefixed[1]);
+  const direct = named(first) ?? named(canonical(first));
   if (direct) return { definition: direct, used: 1 };
   const second = words[1];
   if (second && /^[a-z][\w-]*$/i.test(second)) {
-    const pair = named(`blog_${first}_${second.replaceAll("-", "_")}`);
+    const pair = named(canonical(`${first}_${second.replaceAll("-", "_")}`));
     if (pair) return { definition: pair, used: 2 };
   }
   const byExport = definitions.filter((definition) => definition.exportName === first);

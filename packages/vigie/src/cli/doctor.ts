@@ -9,7 +9,7 @@ import { CONFIG_FILE, loadConfig } from "../core/config.ts";
 import type { Project } from "../core/project.ts";
 import { prefixOf } from "../tools/run.ts";
 import { parseFlags, projectAt } from "./flags.ts";
-import { installedVersion, readSite } from "./site.ts";
+import { installedVersion, readSite, type SiteSummary } from "./site.ts";
 
 export type Status = "ok" | "missing" | "warn" | "info";
 
@@ -50,68 +50,72 @@ function findExecutable(project: Project, name: string): string | undefined {
   return undefined;
 }
 
-export function doctor(project: Project): DoctorReport {
-  const items: DoctorItem[] = [nodeItem()];
-  const site = readSite(project);
+function astroItem(site: SiteSummary): DoctorItem {
+  if (site.astro?.version) return { name: "Astro", status: "ok", found: site.astro.version };
+  return {
+    name: "Astro",
+    status: "missing",
+    found: site.astro?.wanted ? `${site.astro.wanted} in package.json, not installed` : "not in package.json",
+    fix: site.astro?.wanted ? "npm install" : "vigie checks Astro sites: run it at the root of one (npm create astro@latest makes one)",
+  };
+}
 
-  if (site.astro?.version) items.push({ name: "Astro", status: "ok", found: site.astro.version });
-  else
-    items.push({
-      name: "Astro",
-      status: "missing",
-      found: site.astro?.wanted ? `${site.astro.wanted} in package.json, not installed` : "not in package.json",
-      fix: site.astro?.wanted ? "npm install" : "vigie checks Astro sites: run it at the root of one (npm create astro@latest makes one)",
-    });
-
+function chromiumItem(): DoctorItem {
   try {
     const chromium = findChromium();
-    items.push(
-      chromium
-        ? { name: "Chromium", status: "ok", found: `${chromium.path} (${chromium.source})` }
-        : { name: "Chromium", status: "missing", found: "none", fix: NO_CHROMIUM_HINT },
-    );
+    return chromium
+      ? { name: "Chromium", status: "ok", found: `${chromium.path} (${chromium.source})` }
+      : { name: "Chromium", status: "missing", found: "none", fix: NO_CHROMIUM_HINT };
   } catch (error) {
-    items.push({ name: "Chromium", status: "missing", found: "none", fix: (error as Error).message });
+    return { name: "Chromium", status: "missing", found: "none", fix: (error as Error).message };
   }
+}
 
+/** What vigie reads of the site: its locales, content collections, critical routes and rendering. */
+function siteItems(project: Project, site: SiteSummary): DoctorItem[] {
   const locales = site.locales.length
     ? `${site.locales.join(", ")}${site.defaultLocale ? ` (default ${site.defaultLocale})` : ""}`
     : "one language (no i18n)";
-  items.push({ name: "Locales", status: "info", found: locales });
-  items.push({
-    name: "Content",
-    status: "info",
-    found: site.collections.length
-      ? site.collections.map((collection) => `${collection.name} (${collection.folder}, ${collection.entries})`).join(", ")
-      : "no content collection (pages in src/pages)",
-  });
-  items.push({ name: "Critical routes", status: "info", found: site.criticalRoutes.join(" ") });
   const rendering = readRendering(project);
-  items.push({
-    name: "Rendering",
-    status: "info",
-    found: `output "${rendering.output}"${rendering.adapter ? `, ${rendering.adapter}` : ""}; ${rendering.serveNote}; ${
-      rendering.routes ? `routes of the last build: ${describeRoutes(rendering.routes)}` : "routes known after a build"
-    }`,
-  });
+  return [
+    { name: "Locales", status: "info", found: locales },
+    {
+      name: "Content",
+      status: "info",
+      found: site.collections.length
+        ? site.collections.map((collection) => `${collection.name} (${collection.folder}, ${collection.entries})`).join(", ")
+        : "no content collection (pages in src/pages)",
+    },
+    { name: "Critical routes", status: "info", found: site.criticalRoutes.join(" ") },
+    {
+      name: "Rendering",
+      status: "info",
+      found: `output "${rendering.output}"${rendering.adapter ? `, ${rendering.adapter}` : ""}; ${rendering.serveNote}; ${
+        rendering.routes ? `routes of the last build: ${describeRoutes(rendering.routes)}` : "routes known after a build"
+      }`,
+    },
+  ];
+}
 
+function configItem(project: Project): DoctorItem {
   try {
     const config = loadConfig(project);
     const exists = existsSync(join(project.root, CONFIG_FILE));
-    items.push(
-      exists
-        ? { name: "Config", status: "ok", found: `${CONFIG_FILE} (${Object.keys(config).join(", ") || "empty"})` }
-        : { name: "Config", status: "info", found: `no ${CONFIG_FILE}: defaults`, fix: "npx vigie init writes one with what it detects" },
-    );
+    return exists
+      ? { name: "Config", status: "ok", found: `${CONFIG_FILE} (${Object.keys(config).join(", ") || "empty"})` }
+      : { name: "Config", status: "info", found: `no ${CONFIG_FILE}: defaults`, fix: "npx vigie init writes one with what it detects" };
   } catch (error) {
-    items.push({
+    return {
       name: "Config",
       status: "missing",
       found: (error as Error).message,
       fix: (error as { hint?: string }).hint ?? `fix ${CONFIG_FILE}`,
-    });
+    };
   }
+}
 
+/** OpenCode and the tool files `vigie init` writes for it, under the project's prefix. */
+function openCodeItem(project: Project): DoctorItem {
   const prefix = prefixOf(project);
   const opencode = findExecutable(project, "opencode");
   const toolFiles = ["dev", "build", "browser"].filter((group) =>
@@ -119,24 +123,26 @@ export function doctor(project: Project): DoctorReport {
   );
   const plugin = installedVersion(project.root, "@opencode-ai/plugin");
   if (!opencode && toolFiles.length === 0) {
-    items.push({
+    return {
       name: "OpenCode",
       status: "info",
       found: "not found",
       fix: "optional: npm i -D opencode-ai, then npx vigie init",
-    });
-  } else {
-    const version = installedVersion(project.root, "opencode-ai");
-    const problems: string[] = [];
-    if (toolFiles.length < 3) problems.push(`npx vigie init (tool files ${prefix}_*.ts: ${toolFiles.length} of 3)`);
-    items.push({
-      name: "OpenCode",
-      status: problems.length ? "warn" : "ok",
-      found: `${opencode ?? "not on PATH"}${version ? ` ${version}` : ""}; tools ${prefix}_* (${toolFiles.length} files)${plugin ? `; plugin ${plugin}` : ""}`,
-      ...(problems.length ? { fix: problems.join("; ") } : {}),
-    });
+    };
   }
+  const version = installedVersion(project.root, "opencode-ai");
+  const problems: string[] = [];
+  if (toolFiles.length < 3) problems.push(`npx vigie init (tool files ${prefix}_*.ts: ${toolFiles.length} of 3)`);
+  return {
+    name: "OpenCode",
+    status: problems.length ? "warn" : "ok",
+    found: `${opencode ?? "not on PATH"}${version ? ` ${version}` : ""}; tools ${prefix}_* (${toolFiles.length} files)${plugin ? `; plugin ${plugin}` : ""}`,
+    ...(problems.length ? { fix: problems.join("; ") } : {}),
+  };
+}
 
+/** The MCP clients' configurations in the project that name vigie's server. */
+function mcpItem(project: Project): DoctorItem {
   const mcp = [".mcp.json", join(".cursor", "mcp.json"), join(".gemini", "settings.json"), join(".codex", "config.toml")].filter((path) => {
     try {
       const text = readFileSync(join(project.root, path), "utf8");
@@ -147,13 +153,25 @@ export function doctor(project: Project): DoctorReport {
       return false;
     }
   });
-  items.push({
+  return {
     name: "MCP",
     status: "info",
     found: mcp.length ? `vigie server in ${mcp.join(", ")}` : "no client configured",
     ...(mcp.length ? {} : { fix: "optional: npx vigie init --mcp claude (or cursor, gemini, codex)" }),
-  });
+  };
+}
 
+export function doctor(project: Project): DoctorReport {
+  const site = readSite(project);
+  const items: DoctorItem[] = [
+    nodeItem(),
+    astroItem(site),
+    chromiumItem(),
+    ...siteItems(project, site),
+    configItem(project),
+    openCodeItem(project),
+    mcpItem(project),
+  ];
   return { project: project.root, ok: items.every((item) => item.status !== "missing"), items };
 }
 

@@ -2,11 +2,10 @@
 // Every failure prints a message and what is accepted, never a stack trace
 // (VIGIE_DEBUG=1 shows it). Exit codes: 0 success, 1 the tool answered an error,
 // 2 bad usage or the harness could not run.
-import { readFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { type Answer, clip } from "../core/answer.ts";
 import { type Project, ProjectNotFoundError, resolveProject } from "../core/project.ts";
-import { prefixedToolName, type ToolContext, type ToolDefinition, toolName } from "../tools/define.ts";
+import { DEFAULT_PREFIX, prefixedToolName, type ToolContext, type ToolDefinition, toolName } from "../tools/define.ts";
 import { answerFiles } from "../tools/render.ts";
 import { describeArguments, findToolByWords, parseToolArgs } from "./args.ts";
 import { parseFlags, projectAt, takeFlag, UsageError } from "./flags.ts";
@@ -69,12 +68,12 @@ function firstSentence(text: string): string {
   return clip(sentence, 110);
 }
 
-/** The prefix of the project in the current directory, if there is one (else blog). */
+/** The prefix of the project in the current directory, if there is one (else the default). */
 function projectPrefix(prefixOf: (project: Project) => string): string {
   try {
     return prefixOf(resolveProject(process.cwd()));
   } catch {
-    return "blog";
+    return DEFAULT_PREFIX;
   }
 }
 
@@ -209,10 +208,6 @@ function filesFromHere(answer: Answer, root: string, cwd: string): string[] {
   return Object.entries(answerFiles(answer)).map(([role, path]) => `${role}: ${relative(cwd, resolve(root, path)) || "."}`);
 }
 
-function version(): string {
-  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
-}
-
 async function main(argv: string[]): Promise<number> {
   const { dir, rest } = leadingProject(argv);
   const [command, ...args] = rest;
@@ -227,7 +222,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case "--version":
     case "version":
-      await write(`${version()}\n`);
+      await write(`${(await import("../core/version.ts")).VIGIE_VERSION}\n`);
       return 0;
     case "list":
     case "tools":

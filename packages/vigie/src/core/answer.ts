@@ -50,11 +50,6 @@ export function writeReport(project: Project, name: string, content: string | ob
   return relativePath(project, path);
 }
 
-/** The first `limit` items of a list, and how many were left out. */
-export function firstOf<T>(items: readonly T[], limit: number): { items: T[]; omitted: number } {
-  return { items: items.slice(0, limit), omitted: Math.max(0, items.length - limit) };
-}
-
 /** Shortens a string to at most `max` characters, saying so. */
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;

@@ -4,8 +4,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { ACTIONS_ACCEPTED, type Action, parseActions } from "./actions.ts";
 import { VigieError } from "./answer.ts";
-import { parseSteps, STEPS_ACCEPTED, type Step } from "./browser/actions.ts";
 import type { Project } from "./project.ts";
 
 const command = z.array(z.string().min(1)).min(1);
@@ -43,13 +43,13 @@ const stateFile = z
   .string()
   .regex(/^\.opencode\/state[\w.-]*\.json$/, "a file .opencode/state*.json (git-ignored), e.g. .opencode/state.json");
 
-/** Steps checked as the tools check their `actions`: the first bad one named, with what is accepted. */
-const steps = z
+/** A flow's steps: actions, checked as the tools check their `actions` (the first bad one named, with what is accepted). */
+const flowActions = z
   .array(z.unknown())
   .min(1, "a flow has at least one step")
-  .transform((raw, ctx): Step[] => {
+  .transform((raw, ctx): Action[] => {
     try {
-      return parseSteps(raw);
+      return parseActions(raw);
     } catch (error) {
       ctx.addIssue({ code: "custom", message: (error as Error).message.replace(/^actions/, "steps") });
       return z.NEVER;
@@ -60,19 +60,22 @@ const steps = z
 export const flowSchema = z.strictObject({
   name: z.string().regex(/^[\w-]{1,40}$/, "name is a word of letters, digits, - or _, e.g. search"),
   page: z.string().startsWith("/", "page is a site path starting with /"),
-  steps,
+  steps: flowActions,
   /** Save the context's cookies and storage once the steps ran (a login flow). */
   saveState: stateFile.optional(),
 });
 export type Flow = z.infer<typeof flowSchema>;
 
+/** The prefix of the tool names unless the project sets another. */
+export const DEFAULT_PREFIX = "blog";
+
+/** A prefix is a lower-case identifier: it starts file and tool names. */
+export const PREFIX_PATTERN = /^[a-z][a-z0-9]{0,19}$/;
+
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
-  /** The prefix of the tool names the agent sees (`vigie init --prefix`); default "blog". */
-  prefix: z
-    .string()
-    .regex(/^[a-z][a-z0-9]{0,19}$/, "a lower-case word of letters and digits, e.g. blog or docs")
-    .optional(),
+  /** The prefix of the tool names the agent sees (`vigie init --prefix`); default DEFAULT_PREFIX. */
+  prefix: z.string().regex(PREFIX_PATTERN, "a lower-case word of letters and digits, e.g. blog or docs").optional(),
   budgets: budgetsSchema.optional(),
   /** Paths checked over HTTP before the crawl; default: "/" and each locale's home. */
   criticalRoutes: z.array(z.string().startsWith("/")).optional(),
@@ -142,7 +145,7 @@ export function loadConfig(project: Project): VigieConfig {
     throw new VigieError(
       `${CONFIG_FILE}: ${where}: ${detail}`,
       where.startsWith("flows")
-        ? `Fix ${where} in ${CONFIG_FILE}. A flow is {"name", "page", "steps": [...], "saveState"?}. ${STEPS_ACCEPTED}`
+        ? `Fix ${where} in ${CONFIG_FILE}. A flow is {"name", "page", "steps": [...], "saveState"?}. ${ACTIONS_ACCEPTED}`
         : `Fix ${where} in ${CONFIG_FILE}. Accepted top-level fields: ${Object.keys(configSchema.shape).join(", ")}.`,
       { field: where },
     );

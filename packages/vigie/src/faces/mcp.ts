@@ -22,6 +22,7 @@ import {
 import { type Answer, errorAnswer, serialize } from "../core/answer.ts";
 import { sharedSession } from "../core/browser/session.ts";
 import type { Project } from "../core/project.ts";
+import { VIGIE_VERSION } from "../core/version.ts";
 import type { ToolContext, ToolDefinition } from "../tools/define.ts";
 import { DEFAULT_PREFIX, prefixedToolName } from "../tools/define.ts";
 import { registry } from "../tools/registry.ts";
@@ -29,8 +30,6 @@ import { answerFiles } from "../tools/render.ts";
 import { prefixOf, renameTools, runTool } from "../tools/run.ts";
 import { answerSchema, argumentsSchema } from "../tools/schema.ts";
 import { ClientSession } from "../tools/session.ts";
-
-const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 /**
  * MCP's defaults are the opposite of ours (not read-only, destructive, not idempotent): say
@@ -117,7 +116,7 @@ export function closeMcpSession(server: Server): Promise<string[]> {
 /** An MCP server over the registry; `connect` it to a transport, and `closeMcpSession` it when the client leaves. */
 export function createMcpServer(project: Project, prefix: string = prefixOf(project)): Server {
   const server = new Server(
-    { name: "vigie", version: VERSION },
+    { name: "vigie", version: VIGIE_VERSION },
     {
       capabilities: { tools: {}, resources: {} },
       instructions:

@@ -46,7 +46,7 @@ export interface OpenCodeTool {
 export interface OpenCodeToolsOptions {
   /**
    * The prefix of the tool file's name (`<prefix>_<group>.ts`), so that answers name the
-   * tools as OpenCode lists them. Default: "blog".
+   * tools as OpenCode lists them. Default: DEFAULT_PREFIX ("blog").
    */
   prefix?: string;
 }

@@ -1,13 +1,13 @@
+import { type ActionsOutcome, parseActions } from "../core/actions.ts";
 import { type Answer, clip, VigieError, writeReport } from "../core/answer.ts";
 import { auditA11y } from "../core/browser/a11y.ts";
-import { type ActionsOutcome, parseSteps } from "../core/browser/actions.ts";
 import { type PageFault, pageFaults } from "../core/browser/faults.ts";
 import { failingPageItem, faultItem, faultSummary, whereOf } from "../core/browser/faultView.ts";
+import type { PageFindings } from "../core/browser/findings.ts";
 import { measurePerf } from "../core/browser/perf.ts";
 import { takeScreenshot } from "../core/browser/screenshot.ts";
 import { sharedSession } from "../core/browser/session.ts";
 import { visualDiff } from "../core/browser/visualDiff.ts";
-import type { PageFindings } from "../core/browser/watch.ts";
 import { runBuild } from "../core/build/build.ts";
 import type { PageSelection } from "../core/changes/index.ts";
 import { changedPages } from "../core/checks/changed.ts";
@@ -25,16 +25,16 @@ const target = (z: Zod) => ({
   path: z.string().describe('Site path, default "/"').optional(),
   port: portArgument(z, "default: the dev server's"),
 });
-/** The steps a page check runs after the load; said once in full (js_errors), the other tools point at it. */
+/** The actions a page check runs after the load; said once in full (js_errors), the other tools point at it. */
 const actions = (z: Zod, description: string) => z.array(z.any()).describe(description).optional();
 const ACTIONS =
   'steps after load, in order, one verb each: {click|hover|focus|scrollTo|waitFor|follow: T}, {fill|select: T, value}, {press: key, on?: T}; T: role and name ("button Next"), text=... or CSS';
 
-/** The parsed steps and the saved login a page check opens with. */
+/** The parsed actions and the saved login a page check opens with. */
 function pageCheckOptions(project: Project, raw: unknown[] | undefined) {
-  const steps = raw?.length ? parseSteps(raw) : undefined;
+  const actions = raw?.length ? parseActions(raw) : undefined;
   const storageState = storageStateOf(project, loadConfig(project));
-  return { ...(steps ? { actions: steps } : {}), ...(storageState ? { storageState } : {}) };
+  return { ...(actions ? { actions } : {}), ...(storageState ? { storageState } : {}) };
 }
 
 /** How the actions went, for an answer: nothing when none were asked. */
@@ -181,7 +181,7 @@ export const browserTools: ToolDefinition[] = [
     },
     run: async (args, { project }) => {
       const path = args.path ?? "/";
-      const actions = args.actions?.length ? parseSteps(args.actions) : undefined;
+      const actions = args.actions?.length ? parseActions(args.actions) : undefined;
       // A 5xx (the page, or a request it made): the error the server logged and its source.
       const { findings, serverErrors } = await checkSitePage(readSite(project), {
         session: sharedSession(),

@@ -1,6 +1,7 @@
 // One definition per tool; the OpenCode, MCP and CLI faces are views of these.
 import type { z } from "zod";
 import type { Answer } from "../core/answer.ts";
+import { DEFAULT_PREFIX } from "../core/config.ts";
 import type { Project } from "../core/project.ts";
 import type { ClientSession } from "./session.ts";
 
@@ -108,11 +109,7 @@ export function defineTool<S extends Shape>(definition: ToolDefinition<S>): Tool
   return definition;
 }
 
-/** The prefix of the tool names unless the project sets another. */
-export const DEFAULT_PREFIX = "blog";
-
-/** A prefix is a lower-case identifier: it starts file and tool names. */
-export const PREFIX_PATTERN = /^[a-z][a-z0-9]{0,19}$/;
+export { DEFAULT_PREFIX, PREFIX_PATTERN } from "../core/config.ts";
 
 /** The canonical full name, blog_<group>_<exportName>: the one the sources and answers are written with. */
 export function toolName(definition: Pick<ToolDefinition, "group" | "exportName">): string {

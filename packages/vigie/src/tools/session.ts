@@ -2,7 +2,9 @@
 // outlives the client: the dev servers its blog_dev_start calls started are stopped when it
 // disconnects or exits. A server that was running before (someone's `astro dev`, another
 // client's, the CLI's) is never this session's, and is left running.
+
 import { readRecord } from "../core/devServer/state.ts";
+import { signalGroup } from "../core/process/kill.ts";
 import type { Project } from "../core/project.ts";
 
 interface Started {
@@ -78,9 +80,9 @@ export class ClientSession {
     for (const { project, pid } of this.#started.values()) {
       if (readRecord(project)?.pid !== pid) continue;
       try {
-        process.kill(-pid, "SIGTERM");
+        signalGroup(pid, "SIGTERM");
       } catch {
-        // already gone
+        // not ours to signal any more: nothing else to do at exit
       }
     }
     this.#started.clear();

@@ -3,8 +3,12 @@
 // nor from @opencode-ai/* or @modelcontextprotocol/*. Import specifiers are read with
 // TypeScript's own pre-processor (static imports and exports, `import type`, `import()`,
 // `require`), relative ones resolved against the importing file.
+// Within the core, core/config.ts leads to nothing under core/browser/ (it parses the actions
+// without the browser, which imports the config), and the findings of a page check, the
+// faults made of them and the islands read are on no import loop (findings.ts holds the
+// types the others share).
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, test } from "node:test";
 import ts from "typescript";
@@ -65,5 +69,65 @@ describe("core boundary", () => {
     assert.ok(files.length > 20, `core files found: ${files.length}`);
     const found = files.flatMap((file) => violations(file, readFileSync(file, "utf8")).map((what) => `${relative(SRC, file)}: ${what}`));
     assert.deepEqual(found, [], `the core imports from a face:\n${found.join("\n")}`);
+  });
+});
+
+/** Each file under src/ with the files under src/ it imports (type imports too). */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles(SRC)) {
+    const imported = ts
+      .preProcessFile(readFileSync(file, "utf8"), true, true)
+      .importedFiles.map(({ fileName }) => fileName)
+      .filter((specifier) => specifier.startsWith("."))
+      .map((specifier) => resolve(dirname(file), specifier))
+      .filter((target) => existsSync(target));
+    graph.set(
+      relative(SRC, file),
+      imported.map((target) => relative(SRC, target)),
+    );
+  }
+  return graph;
+}
+
+/** The files `from` leads to through its imports, itself only when it is on a loop. */
+function reachable(graph: Map<string, string[]>, from: string): Set<string> {
+  const seen = new Set<string>();
+  const next = [...(graph.get(from) ?? [])];
+  for (let file = next.pop(); file !== undefined; file = next.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    next.push(...(graph.get(file) ?? []));
+  }
+  return seen;
+}
+
+describe("import loops", () => {
+  const graph = importGraph();
+  const BROWSER = `core${sep}browser${sep}`;
+  const CONFIG = join("core", "config.ts");
+
+  test("the check follows imports to their end, and sees a loop", () => {
+    const toy = new Map([
+      ["a.ts", ["b.ts"]],
+      ["b.ts", ["c.ts"]],
+      ["c.ts", ["a.ts", "d.ts"]],
+      ["d.ts", []],
+    ]);
+    assert.deepEqual([...reachable(toy, "a.ts")].sort(), ["a.ts", "b.ts", "c.ts", "d.ts"]);
+    assert.deepEqual([...reachable(toy, "d.ts")], []);
+    assert.ok(graph.get(CONFIG)?.length, "core/config.ts's imports are read");
+  });
+
+  test("core/config.ts leads to nothing under core/browser/: the browser imports the config, not the other way", () => {
+    const browser = [...reachable(graph, CONFIG)].filter((file) => file.startsWith(BROWSER)).sort();
+    assert.deepEqual(browser, [], `core/config.ts imports, directly or through others:\n${browser.join("\n")}`);
+  });
+
+  test("findings.ts, faults.ts and islands.ts are on no import loop", () => {
+    const files = ["findings.ts", "faults.ts", "islands.ts"].map((name) => `${BROWSER}${name}`);
+    for (const file of files) assert.ok(graph.has(file), `${file} is read`);
+    const looping = files.filter((file) => reachable(graph, file).has(file));
+    assert.deepEqual(looping, [], `these import themselves back through others:\n${looping.join("\n")}`);
   });
 });

@@ -10,21 +10,18 @@ function list(items: string[]): string {
 
 const code = (text: string) => `\`${text}\``;
 
-export function validatorAgent(prefix: string, site: SiteSummary): string {
-  const t = (name: string) => code(`${prefix}_${name}`);
-  const several = site.locales.length > 1;
-  const localeLine = several
-    ? `It is published in ${site.locales.length} languages (${list(site.locales.map(code))}${site.defaultLocale ? `, ${code(site.defaultLocale)} by default` : ""}).`
-    : "It has one language.";
-  const collectionLine = site.collections.length
-    ? `Its content is in the collections ${list(site.collections.map((c) => `${code(c.name)} (${code(`${c.folder}/`)}, ${c.entries} entries)`))}.`
-    : "Its pages are in `src/pages/` (no content collection).";
-  const missing = `${site.base}this-page-does-not-exist/`;
-  const routes = list([
-    ...site.criticalRoutes.map(code),
-    `a path that does not exist (${code(missing)}: it must answer 404, not 200 or 500)`,
-  ]);
-  const translation = several ? "a missing translation" : "";
+/** The site as the agent's text names it: its tool names, languages, collections and routes. */
+interface Words {
+  prefix: string;
+  site: SiteSummary;
+  /** A tool's name under the prefix, as code. */
+  t: (name: string) => string;
+  /** Published in more than one language. */
+  several: boolean;
+}
+
+/** OpenCode's front matter: what the agent is for, and its tools and permissions (read-only). */
+function frontMatter({ prefix }: Words): string {
   return `---
 description: >-
   Checks the whole site the way a reader gets it (content lint, production build, astro check,
@@ -57,7 +54,18 @@ permission:
   external_directory: deny
 ---
 
-You are the validator of this Astro site. ${localeLine} ${collectionLine} You find out whether
+`;
+}
+
+/** Who the agent is: the site in a few words, and how its tools answer. */
+function introduction({ prefix, site, several }: Words): string {
+  const localeLine = several
+    ? `It is published in ${site.locales.length} languages (${list(site.locales.map(code))}${site.defaultLocale ? `, ${code(site.defaultLocale)} by default` : ""}).`
+    : "It has one language.";
+  const collectionLine = site.collections.length
+    ? `Its content is in the collections ${list(site.collections.map((c) => `${code(c.name)} (${code(`${c.folder}/`)}, ${c.entries} entries)`))}.`
+    : "Its pages are in `src/pages/` (no content collection).";
+  return `You are the validator of this Astro site. ${localeLine} ${collectionLine} You find out whether
 the site works for a reader, and you say so in a verdict with the evidence behind it. You
 never change a file: you have the \`${prefix}_*\` tools and read-only ones (\`read\`, \`grep\`,
 \`glob\`, \`list\`) to look at the sources a finding points to. Every \`${prefix}_*\` tool answers
@@ -65,7 +73,17 @@ one compact JSON object; an answer with \`error\` comes with a \`hint\` saying w
 A long list is cut to its first items, with \`more\` beside it saying how many were left out;
 the whole result is then in \`files.report\`, and every file an answer points at is in \`files\`.
 
-## Workflow
+`;
+}
+
+/** The checks, in order, with the site's tool names and routes. */
+function workflow({ site, t, several }: Words): string {
+  const missing = `${site.base}this-page-does-not-exist/`;
+  const routes = list([
+    ...site.criticalRoutes.map(code),
+    `a path that does not exist (${code(missing)}: it must answer 404, not 200 or 500)`,
+  ]);
+  return `## Workflow
 
 Run every step, in this order, even after a failure, unless a step says otherwise. Keep a list
 of findings as you go.
@@ -94,7 +112,13 @@ of findings as you go.
    preview). Never stop a server that was running before you came.
 10. **Verdict**, by the rules below.
 
-## Verdict rules
+`;
+}
+
+/** What makes a FAIL, a WARN or a PASS. */
+function verdictRules({ several }: Words): string {
+  const translation = several ? "a missing translation" : "";
+  return `## Verdict rules
 
 - **FAIL** when something is broken for a reader: a build error; a critical route or a crawled
   page answering 4xx or 5xx (except the 404 page's own 404); a page error or console error;
@@ -111,7 +135,11 @@ The verdict is the worst of the findings. A check that could not run (a tool err
 about the site) is said as such, and it makes the verdict at least WARN: never PASS on a check
 that did not run. Findings that \`vigie.config.json\` accepts are listed apart with their reason.
 
-## Report
+`;
+}
+
+/** The form of the agent's answer. */
+const REPORT = `## Report
 
 Answer in this form, and nothing before it:
 
@@ -133,4 +161,8 @@ file and line (\`src/pages/x.astro:12\`). One finding per cause: the same error 
 one finding that lists the pages. Say what you saw, not what might be; when you read a source
 file to find a cause, quote the line.
 `;
+
+export function validatorAgent(prefix: string, site: SiteSummary): string {
+  const words: Words = { prefix, site, t: (name) => code(`${prefix}_${name}`), several: site.locales.length > 1 };
+  return frontMatter(words) + introduction(words) + workflow(words) + verdictRules(words) + REPORT;
 }

@@ -2,8 +2,8 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Page } from "playwright-core";
+import type { Action, ActionsOutcome } from "../actions.ts";
 import type { Located } from "../source/located.ts";
-import type { ActionsOutcome, Step } from "./actions.ts";
 import type { BrowserSession } from "./session.ts";
 import { withState } from "./state.ts";
 import { checkPage } from "./watch.ts";
@@ -236,7 +236,7 @@ const KEEP_SOURCE_MARKS = `new MutationObserver((records) => {
 export async function auditA11y(
   session: BrowserSession,
   url: string,
-  options: { tags?: string[]; actions?: Step[]; storageState?: string } = {},
+  options: { tags?: string[]; actions?: Action[]; storageState?: string } = {},
 ): Promise<A11yResult> {
   return session.withPage(async (page) => {
     await page.addInitScript(KEEP_SOURCE_MARKS);

@@ -9,10 +9,11 @@ import { unknown } from "../source/located.ts";
 import { cachedFetcher, type FetchText } from "../source/sourceMaps.ts";
 import { sleep, withTimeout } from "../wait.ts";
 import { quickContentAudit, runAxe, type Violation } from "./a11y.ts";
+import { type CheckOptions, hasFaults, type PageFindings } from "./findings.ts";
 import { locateFindings } from "./locate.ts";
 import type { BrowserSession } from "./session.ts";
 import { withState } from "./state.ts";
-import { type CheckOptions, checkPage, hasFaults, type PageFindings } from "./watch.ts";
+import { checkPage } from "./watch.ts";
 
 export interface CrawlOptions extends CheckOptions {
   concurrency?: number;

@@ -5,7 +5,7 @@
 import { clip } from "../answer.ts";
 import type { Located } from "../source/located.ts";
 import { type FaultKind, type PageFault, pageFaults } from "./faults.ts";
-import type { PageFindings } from "./watch.ts";
+import type { PageFindings } from "./findings.ts";
 
 /**
  * A fault in one line: the step or navigation it came after, the island it comes from, its

@@ -4,7 +4,7 @@
 // answer, a validate finding, a summary line) renders this list through faultView.ts; none
 // computes its own.
 import type { Located } from "../source/located.ts";
-import type { PageError, PageFindings } from "./watch.ts";
+import type { PageError, PageFindings } from "./findings.ts";
 
 export type FaultKind = "status" | "dev-error" | "diagram" | "island" | "hydration" | "error" | "navigation" | "action" | "request";
 
@@ -111,8 +111,8 @@ export function pageFaults(findings: PageFindings): PageFault[] {
       count: 1,
       island: island.component,
       ...(island.located ? { located: island.located } : {}),
-      // An island that failed on a step (its error raised after it) is that step's.
-      ...stepOfIsland(findings, island.component),
+      // An island that failed on an action (its error raised after it) is that action's.
+      ...actionOfIsland(findings, island.component),
     });
   }
   for (const error of findings.errors) faults.push(errorFault(error));
@@ -120,12 +120,12 @@ export function pageFaults(findings: PageFindings): PageFault[] {
     if (navigation.failed)
       faults.push({ kind: "navigation", message: `${navigation.from} → ${navigation.to}: ${navigation.failed}`, count: 1 });
   }
-  const failedStep = findings.actions?.failed;
-  if (failedStep) {
-    const near = failedStep.candidates?.length ? `; on the page: ${failedStep.candidates.join(", ")}` : "";
+  const failedAction = findings.actions?.failed;
+  if (failedAction) {
+    const near = failedAction.candidates?.length ? `; on the page: ${failedAction.candidates.join(", ")}` : "";
     faults.push({
       kind: "action",
-      message: `step ${failedStep.step} ${failedStep.action} could not run: ${failedStep.reason}${near}`,
+      message: `step ${failedAction.step} ${failedAction.action} could not run: ${failedAction.reason}${near}`,
       count: 1,
     });
   }
@@ -143,9 +143,9 @@ export function pageFaults(findings: PageFindings): PageFault[] {
   return faults;
 }
 
-function stepOfIsland(findings: PageFindings, component: string): { afterStep?: number } {
-  const step = findings.errors.find((error) => error.island === component && error.afterStep)?.afterStep;
-  return step ? { afterStep: step } : {};
+function actionOfIsland(findings: PageFindings, component: string): { afterStep?: number } {
+  const action = findings.errors.find((error) => error.island === component && error.afterStep)?.afterStep;
+  return action ? { afterStep: action } : {};
 }
 
 function originOf(url: string): string | undefined {

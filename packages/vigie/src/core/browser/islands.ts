@@ -4,32 +4,9 @@
 // props size, and whether it hydrated (Astro removes its `ssr` attribute once it has).
 import type { Page } from "playwright-core";
 import { clip } from "../answer.ts";
-import type { Located } from "../source/located.ts";
 import { waitUntil } from "../wait.ts";
 import { isHydrationError } from "./faults.ts";
-import type { PageError } from "./watch.ts";
-
-export interface Island {
-  /** The component's name (Astro's `opts.name`), else its module's file name. */
-  component: string;
-  /** react, preact, vue, svelte or solid when the page says which; absent otherwise. */
-  framework?: string;
-  /** load, idle, visible, media or only. */
-  directive: string;
-  /** client:media's query. */
-  media?: string;
-  /** Size of its serialized props, in bytes. */
-  propsBytes: number;
-  /** Its component's module as the page names it: `/src/components/Counter.tsx` in dev, a hashed chunk in a build. */
-  url: string;
-  hydrated: boolean;
-  /** Why it is a fault: it did not hydrate when it should have. */
-  fault?: string;
-  /** Why it was not hydrated when that is not a fault (a media query this viewport does not match). */
-  note?: string;
-  /** Its component's source, once located. */
-  located?: Located;
-}
+import type { Island, PageError } from "./findings.ts";
 
 /** What the page says of its islands, read in the page. */
 interface RawIsland {

@@ -1,8 +1,9 @@
 import { withTimeout } from "../wait.ts";
+import type { CheckOptions, PageFindings } from "./findings.ts";
 import { locateFindings } from "./locate.ts";
 import type { BrowserSession } from "./session.ts";
 import { withState } from "./state.ts";
-import { type CheckOptions, checkPage, type PageFindings } from "./watch.ts";
+import { checkPage } from "./watch.ts";
 
 export interface JsErrorsOptions extends CheckOptions {
   timeoutMs?: number;

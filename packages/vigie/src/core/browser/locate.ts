@@ -9,7 +9,7 @@ import { locateImage } from "../source/images.ts";
 import { type Located, unknown } from "../source/located.ts";
 import { cachedFetcher, type FetchText } from "../source/sourceMaps.ts";
 import { locateStack } from "../source/stacks.ts";
-import type { PageFindings } from "./watch.ts";
+import type { PageFindings } from "./findings.ts";
 
 /** Requests a source names by their URL (a failed fetch or XHR is made by code: its error has the stack). */
 const REFERENCED = new Set(["image", "script", "stylesheet", "font", "media"]);

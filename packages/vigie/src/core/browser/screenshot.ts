@@ -3,14 +3,15 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
+import type { Action } from "../actions.ts";
 import { StepError } from "../nextStep.ts";
 import { type Project, relativePath, statePath } from "../project.ts";
-import type { Step } from "./actions.ts";
+import type { PageFindings } from "./findings.ts";
 import { pngSize, pruneOldest, slugForPath, timestamp } from "./names.ts";
 import type { BrowserSession } from "./session.ts";
 import { withState } from "./state.ts";
 import { VIEWPORTS, type ViewportName } from "./viewports.ts";
-import { checkPage, type PageFindings } from "./watch.ts";
+import { checkPage } from "./watch.ts";
 
 export const KEEP_SCREENSHOTS = 50;
 
@@ -19,8 +20,8 @@ export interface ShotOptions {
   fullPage?: boolean;
   /** CSS selector of one element to capture. */
   selector?: string;
-  /** Steps run after the load, before the shot. */
-  actions?: Step[];
+  /** Actions run after the load, before the shot. */
+  actions?: Action[];
   /** A saved login (storage-state file). */
   storageState?: string;
 }

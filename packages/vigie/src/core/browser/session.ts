@@ -5,6 +5,7 @@
 import type { Browser, BrowserContext, BrowserContextOptions, CDPSession, Page, Response } from "playwright-core";
 import { onExit } from "../process/exitHooks.ts";
 import { commandOf, listProcesses } from "../process/inspect.ts";
+import { signalProcess } from "../process/kill.ts";
 import { servedByVigie } from "../staticServer.ts";
 import { sleep, withTimeout } from "../wait.ts";
 import { SCROLL_WATCH } from "./islands.ts";
@@ -403,13 +404,7 @@ export class BrowserSession {
   /** Last resort at process exit: no Chromium may outlive us. Synchronous. */
   killNow(): void {
     const pid = this.#browserPid;
-    if (pid && this.#browser) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
+    if (pid && this.#browser) signalProcess(pid, "SIGKILL");
   }
 }
 

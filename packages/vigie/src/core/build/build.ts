@@ -4,7 +4,7 @@ import { writeReport } from "../answer.ts";
 import { readAstroSettings } from "../astro/astroConfig.ts";
 import { loadConfig } from "../config.ts";
 import { tailLines } from "../process/output.ts";
-import { runCommand } from "../process/spawn.ts";
+import { type CommandEnd, runCommand } from "../process/spawn.ts";
 import type { Project } from "../project.ts";
 import { distStats } from "./dist.ts";
 import { locateIssues } from "./locate.ts";
@@ -28,6 +28,8 @@ export interface BuildResult {
   timedOut: boolean;
   aborted: boolean;
   exitCode: number | null;
+  /** Why the build's command ended, and the words for it ("timed out after 120 s"). */
+  ended: CommandEnd;
   durationS: number;
   /** HTML files in the output folder (on failure: only those this run wrote). */
   pageCount: number;
@@ -50,10 +52,6 @@ function outputTail(output: string, root: string): string[] {
     .map((line) => line.replaceAll(`file://${root}/`, "").replaceAll(`${root}/`, ""))
     .join("\n");
   return tailLines(lines, 20, 140);
-}
-
-function seconds(ms: number): string {
-  return ms % 1000 === 0 ? String(ms / 1000) : (ms / 1000).toFixed(1);
 }
 
 /** "Some chunks are larger than 100 kB": name the chunks, which rolldown does not. */
@@ -91,15 +89,17 @@ async function buildOnce(project: Project, options: BuildOptions): Promise<Build
   const outDir = readAstroSettings(project).outDir;
   const startedAt = Date.now();
   const run = await runCommand(command, { cwd: project.root, timeoutMs, signal: options.signal, env: options.env });
-  const success = run.exitCode === 0 && !run.timedOut && !run.aborted && !run.spawnError;
+  const { ended } = run;
+  const success = ended.reason === "exit" && ended.exitCode === 0;
   const parsed = parseBuildOutput(run.output);
   let errors = locateIssues(project, parsed.errors);
-  if (run.timedOut) {
-    errors = [{ message: `build timed out after ${seconds(timeoutMs)} s: the process group was killed` }, ...errors];
-  } else if (run.aborted) {
-    errors = [{ message: "build cancelled: the process group was killed" }, ...errors];
-  } else if (run.spawnError) {
-    errors = [{ message: `could not start ${run.command}: ${run.spawnError}` }];
+  if (ended.reason === "timeout" || ended.reason === "abort") {
+    errors = [{ message: `build ${ended.message}: the process group was killed` }, ...errors];
+  } else if (ended.reason === "spawn-error") {
+    errors = [{ message: `${run.command} ${ended.message}` }];
+  } else if (ended.reason === "signal") {
+    // Ended from outside (the OOM killer, a stop): that comes before what it printed.
+    errors = [{ message: `build ${ended.message}` }, ...errors];
   } else if (!success && errors.length === 0) {
     errors = [fallbackError(run.output)];
   }
@@ -110,7 +110,7 @@ async function buildOnce(project: Project, options: BuildOptions): Promise<Build
 
   const header = [
     `# ${run.command} in ${project.root}`,
-    `success: ${success}, exit code: ${run.exitCode}${run.signal ? `, signal: ${run.signal}` : ""}${run.timedOut ? ", timed out" : ""}, ${durationS} s`,
+    `success: ${success}, ${durationS} s: ${run.command} ${ended.message}`,
     `output folder: ${outDir} (${stats.pageCount} pages, ${stats.distBytes} bytes)`,
     "",
     `## errors (${errors.length})`,
@@ -130,6 +130,7 @@ async function buildOnce(project: Project, options: BuildOptions): Promise<Build
     timedOut: run.timedOut,
     aborted: run.aborted,
     exitCode: run.exitCode,
+    ended,
     durationS,
     pageCount: stats.pageCount,
     distBytes: stats.distBytes,
@@ -139,8 +140,4 @@ async function buildOnce(project: Project, options: BuildOptions): Promise<Build
     report,
     pid: run.pid,
   };
-}
-
-export function distDir(project: Project): string {
-  return readAstroSettings(project).outDir;
 }

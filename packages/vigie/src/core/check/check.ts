@@ -145,21 +145,22 @@ export async function runCheck(project: Project, options: CheckOptions = {}): Pr
     timeoutMs: options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
     signal: options.signal,
   });
+  const { ended } = run;
   const report = writeReport(
     project,
     "check.log",
-    `# ${run.command} in ${project.root}\nexit code: ${run.exitCode}, ${run.durationMs} ms\n\n${run.output}`,
+    `# ${run.command} in ${project.root}\n${ended.message}, ${run.durationMs} ms\n\n${run.output}`,
   );
   const durationS = Math.round(run.durationMs / 100) / 10;
-  if (run.spawnError)
+  if (ended.reason === "spawn-error")
     throw new VigieError(
-      `could not start ${run.command}: ${run.spawnError}`,
+      `${run.command} ${ended.message}`,
       "Check that npm is on PATH and the project's dependencies are installed (npm install).",
       { files: { report } },
     );
-  if (run.timedOut) {
+  if (ended.reason === "timeout") {
     throw new VigieError(
-      `astro check timed out after ${Math.round((options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS) / 1000)} s; its process group was killed`,
+      `astro check ${ended.message}; its process group was killed`,
       "Retry with a larger timeoutS, or run the build instead.",
       {
         files: { report },
@@ -167,12 +168,13 @@ export async function runCheck(project: Project, options: CheckOptions = {}): Pr
       },
     );
   }
-  if (run.aborted) throw new VigieError("astro check was cancelled", "Call it again when you want the diagnostics.", { files: { report } });
+  if (ended.reason === "abort")
+    throw new VigieError(`astro check ${ended.message}`, "Call it again when you want the diagnostics.", { files: { report } });
   const parsed = parseCheckOutput(run.output);
   if (!parsed.summarized) {
     const missing = /@astrojs\/check/.test(run.output);
     throw new VigieError(
-      `astro check did not run to the end (exit ${run.exitCode})`,
+      `astro check did not run to the end: it ${ended.message}`,
       missing ? `Install it: ${CHECK_INSTALL}` : `Read ${report} for its output.`,
       { files: { report }, outputTail: tailLines(run.output, 5, 120) },
     );

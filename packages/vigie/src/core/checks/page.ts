@@ -3,13 +3,14 @@
 // each fault located in the sources, and a 5xx (the page's, or a request's) asked again of the
 // project's own server while its log is read, so the fault names the error and its source.
 import { join } from "node:path";
-import type { Step as Action } from "../browser/actions.ts";
+import type { Action } from "../actions.ts";
 import type { PageFault } from "../browser/faults.ts";
+import type { PageFindings } from "../browser/findings.ts";
 import { checkJsErrors } from "../browser/jsErrors.ts";
 import { locateFindings } from "../browser/locate.ts";
 import type { BrowserSession } from "../browser/session.ts";
 import { saveState, withState } from "../browser/state.ts";
-import { checkPage, type PageFindings } from "../browser/watch.ts";
+import { checkPage } from "../browser/watch.ts";
 import { storageStateOf, type VigieConfig } from "../config.ts";
 import { causeLines, failureCauses, faultsWithCauses } from "../production/pageCauses.ts";
 import { devLog } from "../production/serverErrors.ts";

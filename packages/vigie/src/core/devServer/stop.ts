@@ -4,7 +4,7 @@
 import { rmSync, statSync } from "node:fs";
 import { StepError } from "../nextStep.ts";
 import { groupMembers, isLive, pollMs, readProcStat, requireProc } from "../process/inspect.ts";
-import { AFTER_KILL_MS, killGroup } from "../process/kill.ts";
+import { AFTER_KILL_MS, killGroup, signalProcess } from "../process/kill.ts";
 import type { Project } from "../project.ts";
 import { waitUntil } from "../wait.ts";
 import {
@@ -86,9 +86,9 @@ async function endAstroServer(server: AstroServer, graceMs: number): Promise<Gro
   if (isSameAstroServer(server)) {
     if (server.pgid === server.pid) end = await endGroup(server.pgid, graceMs);
     else {
-      process.kill(server.pid, "SIGTERM");
+      signalProcess(server.pid, "SIGTERM");
       if (!(await within(graceMs, pidGone(server.pid)))) {
-        if (isSameAstroServer(server)) process.kill(server.pid, "SIGKILL");
+        if (isSameAstroServer(server)) signalProcess(server.pid, "SIGKILL");
         end = { forced: true };
         if (!(await within(AFTER_KILL_MS, pidGone(server.pid)))) {
           const hint = "Wait a few seconds and stop the dev server again.";

@@ -36,6 +36,22 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
+/**
+ * Sends a signal to one process. False when it is already gone (ESRCH); other errors (EPERM:
+ * not ours) are thrown. Synchronous, for exit hooks too.
+ */
+export function signalProcess(pid: number, signal: NodeJS.Signals): boolean {
+  // kill(0) and kill(-n) would signal whole groups: those go through signalGroup.
+  if (!Number.isInteger(pid) || pid <= 1) throw new Error(`refusing to signal process ${pid}`);
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+    return false;
+  }
+}
+
 export interface KillOptions {
   /** Between SIGTERM and SIGKILL. Default 5000 ms. */
   graceMs?: number;

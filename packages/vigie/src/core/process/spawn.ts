@@ -20,10 +20,26 @@ export interface CommandOptions {
   graceMs?: number;
 }
 
+/**
+ * Why a command ended, with `message` saying so after its subject: "astro check timed out
+ * after 120 s", "npm run build was killed by SIGKILL". One reason, the first that holds of:
+ * it could not start, was cancelled, timed out (the kill's signal is ours then, not the
+ * reason), was ended by a signal from elsewhere, exited.
+ */
+export type CommandEnd = { message: string } & (
+  | { reason: "spawn-error"; error: string }
+  | { reason: "abort" }
+  | { reason: "timeout"; timeoutMs: number }
+  | { reason: "signal"; signal: NodeJS.Signals }
+  | { reason: "exit"; exitCode: number }
+);
+
 export interface CommandResult {
   /** The command as one line, for messages. */
   command: string;
   pid?: number;
+  /** Why it ended, and the words for it. */
+  ended: CommandEnd;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;
@@ -33,6 +49,25 @@ export interface CommandResult {
   durationMs: number;
   /** stdout and stderr interleaved as they came, ANSI stripped. */
   output: string;
+}
+
+/** A duration in seconds as messages give it: "120", "1.5". */
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? String(ms / 1000) : (ms / 1000).toFixed(1);
+}
+
+/** Why a command ended, from what spawnCommand saw. */
+export function commandEnd(
+  run: Pick<CommandResult, "exitCode" | "signal" | "timedOut" | "aborted" | "spawnError">,
+  timeoutMs: number,
+): CommandEnd {
+  if (run.spawnError !== undefined) return { reason: "spawn-error", error: run.spawnError, message: `could not start: ${run.spawnError}` };
+  if (run.aborted) return { reason: "abort", message: "was cancelled" };
+  if (run.timedOut) return { reason: "timeout", timeoutMs, message: `timed out after ${seconds(timeoutMs)} s` };
+  if (run.signal) return { reason: "signal", signal: run.signal, message: `was killed by ${run.signal}` };
+  // Node gives a code or a signal; neither would mean a leader that never ran.
+  const exitCode = run.exitCode ?? -1;
+  return { reason: "exit", exitCode, message: `exited with code ${exitCode}` };
 }
 
 /** Environment for the tools we run: no colours, no telemetry. */
@@ -49,8 +84,9 @@ export async function spawnCommand(file: string, args: readonly string[], option
   const command = [file, ...args].join(" ");
   const started = performance.now();
   const base = { command, exitCode: null, signal: null, timedOut: false, aborted: false, output: "" };
-  if (!file) return { ...base, spawnError: "empty command", durationMs: 0 };
-  if (options.signal?.aborted) return { ...base, aborted: true, durationMs: 0 };
+  const ended = (run: Omit<CommandResult, "ended">): CommandResult => ({ ...run, ended: commandEnd(run, options.timeoutMs) });
+  if (!file) return ended({ ...base, spawnError: "empty command", durationMs: 0 });
+  if (options.signal?.aborted) return ended({ ...base, aborted: true, durationMs: 0 });
 
   const env: NodeJS.ProcessEnv = { ...process.env, ...QUIET_ENV, ...options.env };
   // With NO_COLOR, a FORCE_COLOR from our own environment only makes Node print a warning.
@@ -109,7 +145,7 @@ export async function spawnCommand(file: string, args: readonly string[], option
   unhook?.();
   let output = Buffer.concat(chunks).toString("utf8");
   if (dropped > 0) output += `\n[output truncated: ${dropped} more bytes]\n`;
-  return {
+  return ended({
     ...base,
     ...outcome,
     pid,
@@ -117,7 +153,7 @@ export async function spawnCommand(file: string, args: readonly string[], option
     aborted,
     durationMs: Math.round(performance.now() - started),
     output: cleanOutput(output),
-  };
+  });
 }
 
 /** spawnCommand with the command as one array, as the callers keep their commands. */

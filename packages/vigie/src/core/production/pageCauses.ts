@@ -6,7 +6,7 @@
 import { clip } from "../answer.ts";
 import { routeOf, type SiteRoute } from "../astro/rendering.ts";
 import { type PageFault, pageFaults } from "../browser/faults.ts";
-import type { PageFindings } from "../browser/watch.ts";
+import type { PageFindings } from "../browser/findings.ts";
 import type { Project } from "../project.ts";
 import { askServerError, describeCause, type ServerErrorCause } from "./serverErrors.ts";
 

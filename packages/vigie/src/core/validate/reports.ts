@@ -2,6 +2,7 @@
 // page; and the merge of shard reports into one verdict.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_PREFIX } from "../config.ts";
 import { stripAnsi } from "../process/output.ts";
 import { type Finding, type ValidationReport, verdictOf } from "./findings.ts";
 
@@ -84,9 +85,9 @@ export function toJUnit(report: ValidationReport): string {
     if (step.status === "skipped") suites.set(step.tool, [...(suites.get(step.tool) ?? []), { name: step.name, skipped: true }]);
     else add(step.tool, step.name);
   }
-  // The pages are the crawl step's cases, under its tool's name as the agent sees it (the project's prefix).
-  const crawlTool = report.steps.find((step) => step.name === "crawl")?.tool ?? "browser_crawl";
-  for (const page of report.pages) add(crawlTool, page.path);
+  // The pages go in the crawl's suite, named with the project's prefix like the steps.
+  const crawlSuite = report.steps.find((step) => step.name === "crawl")?.tool ?? `${DEFAULT_PREFIX}_browser_crawl`;
+  for (const page of report.pages) add(crawlSuite, page.path);
   for (const finding of report.findings) {
     const text = `${finding.severity.toUpperCase()}: ${finding.message}\nfix: ${finding.fix}`;
     if (finding.severity === "fail") add(finding.tool, finding.page ?? finding.file ?? finding.tool, text);

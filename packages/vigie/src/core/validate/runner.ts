@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { VigieError } from "../answer.ts";
 import { criticalRoutesOf, readAstroSettings } from "../astro/astroConfig.ts";
 import { findChromium, NO_CHROMIUM_HINT } from "../browser/executable.ts";
-import { loadConfig } from "../config.ts";
+import { DEFAULT_PREFIX, loadConfig } from "../config.ts";
 import type { Project } from "../project.ts";
 import { readSite, siteFacts } from "../site.ts";
 import { resolveBaseUrl } from "../target.ts";
@@ -30,9 +30,6 @@ export type { ProgressEvent, ValidateOptions } from "./context.ts";
 
 /** The steps, in the order the report lists them; each one's `after` names only steps before it. */
 export const STEPS: readonly Step[] = [devStep, lintStep, buildStep, linksStep, checkStep, routesStep, crawlStep, flowsStep, perfStep];
-
-/** The tool names' prefix unless vigie.config.json sets another. */
-const DEFAULT_PREFIX = "blog";
 
 /** The home under the site's base and each other locale's home, from the Astro config. */
 export function defaultCriticalRoutes(project: Project): string[] {

@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { ACTIONS_ACCEPTED, parseActions } from "../../../src/core/actions.ts";
 import { VigieError } from "../../../src/core/answer.ts";
-import { parseSteps, STEPS_ACCEPTED } from "../../../src/core/browser/actions.ts";
 import { pageFaults } from "../../../src/core/browser/faults.ts";
 import { faultText } from "../../../src/core/browser/faultView.ts";
 import { checkJsErrors } from "../../../src/core/browser/jsErrors.ts";
@@ -21,10 +21,10 @@ import type { ValidateContext } from "../../../src/core/validate/context.ts";
 import { flowsStep } from "../../../src/core/validate/steps/flows.ts";
 import { html, type PageServer, startPageServer } from "../../support/pages.ts";
 
-describe("parseSteps", () => {
+describe("parseActions", () => {
   test("accepts one verb per step, with its value or key", () => {
     assert.deepEqual(
-      parseSteps([
+      parseActions([
         { click: "button Next" },
         { fill: "textbox Search", value: "astro" },
         { press: "Enter" },
@@ -56,8 +56,8 @@ describe("parseSteps", () => {
   for (const [steps, message] of refused) {
     test(`refuses ${JSON.stringify(steps)}`, () => {
       assert.throws(
-        () => parseSteps(steps),
-        (error: unknown) => error instanceof VigieError && message.test(error.message) && error.hint === STEPS_ACCEPTED,
+        () => parseActions(steps),
+        (error: unknown) => error instanceof VigieError && message.test(error.message) && error.hint === ACTIONS_ACCEPTED,
       );
     });
   }
@@ -165,7 +165,7 @@ customElements.define("astro-island", class extends HTMLElement {
   });
 
   test("an error is given the step after which it came, and its source", async () => {
-    const actions = parseSteps([{ click: "button More" }, { click: "button More" }, { click: "css=#more" }, { click: "button More" }]);
+    const actions = parseActions([{ click: "button More" }, { click: "button More" }, { click: "css=#more" }, { click: "button More" }]);
     const findings = await checkJsErrors(session, `${server.url}/counter/`, { actions });
     assert.deepEqual(findings.actions, { ran: 4, of: 4 });
     assert.equal(findings.errors.length, 1, JSON.stringify(findings.errors));
@@ -177,7 +177,7 @@ customElements.define("astro-island", class extends HTMLElement {
   });
 
   test("a failed request after a step says which step", async () => {
-    const actions = parseSteps([{ fill: "searchbox Search", value: "astro" }, { press: "Enter" }]);
+    const actions = parseActions([{ fill: "searchbox Search", value: "astro" }, { press: "Enter" }]);
     const findings = await checkJsErrors(session, `${server.url}/counter/`, { actions });
     assert.deepEqual(findings.actions, { ran: 2, of: 2 });
     const failed = findings.failedRequests.find((request) => request.url.includes("/search-api/"));
@@ -187,7 +187,7 @@ customElements.define("astro-island", class extends HTMLElement {
 
   test("a step whose target is not there stops at once, with the page's controls", async () => {
     const started = Date.now();
-    const actions = parseSteps([{ click: "button More" }, { click: "button Next page" }, { click: "button More" }]);
+    const actions = parseActions([{ click: "button More" }, { click: "button Next page" }, { click: "button More" }]);
     const findings = await checkJsErrors(session, `${server.url}/counter/`, { actions });
     const failed = findings.actions?.failed;
     assert.equal(findings.actions?.ran, 1);
@@ -232,11 +232,11 @@ customElements.define("astro-island", class extends HTMLElement {
   });
 
   test("follow goes to the link's page; a saved login is written and used", async () => {
-    const followed = await checkJsErrors(session, `${server.url}/counter/`, { actions: parseSteps([{ follow: "link Other page" }]) });
+    const followed = await checkJsErrors(session, `${server.url}/counter/`, { actions: parseActions([{ follow: "link Other page" }]) });
     assert.deepEqual(followed.actions, { ran: 1, of: 1 });
     const file = join(dir, "state.json");
     await session.withPage(async (page, context) => {
-      const seen = await checkPage(page, `${server.url}/login/`, { actions: parseSteps([{ click: "text=Log in" }]) });
+      const seen = await checkPage(page, `${server.url}/login/`, { actions: parseActions([{ click: "text=Log in" }]) });
       assert.deepEqual(seen.actions, { ran: 1, of: 1 });
       await saveState(context, file);
     });

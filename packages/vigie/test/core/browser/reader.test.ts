@@ -10,9 +10,9 @@ import { after, before, describe, test } from "node:test";
 import { crawlSite } from "../../../src/core/browser/crawl.ts";
 import { pageFaults } from "../../../src/core/browser/faults.ts";
 import { faultText, pageSummary } from "../../../src/core/browser/faultView.ts";
+import type { CheckOptions } from "../../../src/core/browser/findings.ts";
 import { checkJsErrors } from "../../../src/core/browser/jsErrors.ts";
 import { BrowserSession } from "../../../src/core/browser/session.ts";
-import type { CheckOptions } from "../../../src/core/browser/watch.ts";
 import { html, type PageServer, startPageServer } from "../../support/pages.ts";
 
 const session = new BrowserSession({ idleMs: 5_000 });

@@ -6,7 +6,7 @@ import { once } from "node:events";
 import { test } from "node:test";
 import { exitHookCount, onExit } from "../../../src/core/process/exitHooks.ts";
 import { groupMembers } from "../../../src/core/process/inspect.ts";
-import { groupAlive, killGroup, signalGroup } from "../../../src/core/process/kill.ts";
+import { groupAlive, killGroup, signalGroup, signalProcess } from "../../../src/core/process/kill.ts";
 import { runCommand, spawnCommand } from "../../../src/core/process/spawn.ts";
 import { waitUntil } from "../../../src/core/wait.ts";
 
@@ -62,6 +62,20 @@ test("killGroup: a group already gone is not signalled; pids 0, 1 and negatives 
   await waitUntil(() => !groupAlive(pgid), { timeoutMs: 5000 });
   assert.deepEqual({ ...(await killGroup(pgid)), ms: 0 }, { termed: false, forced: false, gone: true, left: [], ms: 0 });
   for (const bad of [0, 1, -5, 1.5]) assert.throws(() => signalGroup(bad, "SIGTERM"), /refusing/);
+});
+
+test("signalProcess: true when delivered, false once the process is gone; 0, 1 and negatives are refused", async () => {
+  const child = spawn("sleep", ["600"], { stdio: "ignore" });
+  const pid = child.pid as number;
+  const exited = once(child, "exit");
+  try {
+    assert.equal(signalProcess(pid, "SIGTERM"), true);
+    assert.deepEqual(await exited, [null, "SIGTERM"]);
+    assert.equal(signalProcess(pid, "SIGKILL"), false, "reaped: ESRCH is not an error");
+    for (const bad of [0, 1, -5, 1.5]) assert.throws(() => signalProcess(bad, "SIGTERM"), /refusing/);
+  } finally {
+    child.kill("SIGKILL");
+  }
 });
 
 test("spawnCommand: output, exit code, ANSI stripped, CRLF made LF", async () => {

@@ -69,17 +69,6 @@ describe("JUnit report", () => {
     assert.ok(parsed.attributes.some((entry) => entry.tag === "testcase" && entry.name === "crawl"));
   });
 
-  test("under another prefix, the pages are cases of the crawl step's suite, not of a suite of their own", () => {
-    const report = reportWith("Uncaught Error: boom", "/en/bad/");
-    const renamed = { ...report, steps: report.steps.map((step) => ({ ...step, tool: "docs_browser_crawl" })) };
-    renamed.findings = renamed.findings.map((finding) => ({ ...finding, tool: "docs_browser_crawl" }));
-    const suites = parseXml(toJUnit(renamed)).attributes.filter((entry) => entry.tag === "testsuite");
-    assert.deepEqual(
-      suites.map((suite) => suite.name),
-      ["docs_browser_crawl"],
-    );
-  });
-
   test("a clean report is unchanged by the cleaning: names and messages round-trip exactly", () => {
     const document = toJUnit(reportWith('Uncaught Error: a < b && c > "d"\tat\r\n line 2', "/en/ok/"));
     const parsed = parseXml(document);
@@ -87,5 +76,15 @@ describe("JUnit report", () => {
     assert.equal(failure?.message, 'FAIL: Uncaught Error: a < b && c > "d"\tat\r');
     assert.equal(parsed.texts.join(""), 'FAIL: Uncaught Error: a < b && c > "d"\tat\r\n line 2\nfix: Open the page and fix the script.');
     assert.ok(parsed.attributes.some((entry) => entry.tag === "testcase" && entry.name === "/en/ok/"));
+  });
+
+  test("under another prefix the crawled pages go in the crawl step's suite, named with that prefix", () => {
+    const report = reportWith("Uncaught Error: boom", "/en/bad/");
+    report.steps = report.steps.map((step) => ({ ...step, tool: "docs_browser_crawl" }));
+    report.findings = report.findings.map((finding) => ({ ...finding, tool: "docs_browser_crawl" }));
+    const suites = parseXml(toJUnit(report))
+      .attributes.filter((entry) => entry.tag === "testsuite")
+      .map((entry) => entry.name);
+    assert.deepEqual(suites, ["docs_browser_crawl"]);
   });
 });

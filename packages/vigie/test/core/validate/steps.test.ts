@@ -96,6 +96,7 @@ describe("build", () => {
     timedOut: false,
     aborted: false,
     exitCode: 0,
+    ended: { reason: "exit", exitCode: 0, message: "exited with code 0" },
     durationS: 9.5,
     pageCount: 80,
     distBytes: 1,
@@ -130,12 +131,17 @@ describe("build", () => {
   });
 
   test("a failed build with no error it could read says how it ended and where the log is", () => {
-    const timedOut = buildFindings(context(), result({ success: false, timedOut: true, exitCode: null, durationS: 120 })).findings;
+    const timeout = { reason: "timeout", timeoutMs: 120_000, message: "timed out after 120 s" } as const;
+    const timedOut = buildFindings(
+      context(),
+      result({ success: false, timedOut: true, exitCode: null, ended: timeout, durationS: 120.4 }),
+    ).findings;
     assert.equal(timedOut.length, 1);
-    assert.match(timedOut[0]?.message ?? "", /timed out after 120 s/);
+    assert.equal(timedOut[0]?.message, "the build timed out after 120 s");
     assert.match(timedOut[0]?.fix ?? "", /\.opencode\/reports\/build\.log/);
-    const exited = buildFindings(context(), result({ success: false, exitCode: 2 })).findings;
-    assert.match(exited[0]?.message ?? "", /exit 2/);
+    const ended = { reason: "exit", exitCode: 2, message: "exited with code 2" } as const;
+    const exited = buildFindings(context(), result({ success: false, exitCode: 2, ended })).findings;
+    assert.equal(exited[0]?.message, "the build exited with code 2");
   });
 });
 

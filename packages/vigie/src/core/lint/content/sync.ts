@@ -52,9 +52,8 @@ export async function loadSchemas(
     else {
       // It fails on invalid content, often after writing the schemas: the problems reported say more.
       const error = parseBuildOutput(result.output).errors[0]?.message;
-      const reason = result.timedOut
-        ? "timed out"
-        : (result.spawnError ?? error ?? tailLines(result.output, 1)[0] ?? `exit ${result.exitCode}`);
+      const { ended } = result;
+      const reason = ended.reason === "exit" ? (error ?? tailLines(result.output, 1)[0] ?? ended.message) : ended.message;
       notes.push(`${ran}; it failed: ${reason}`);
     }
   }

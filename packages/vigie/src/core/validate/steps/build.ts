@@ -22,7 +22,7 @@ export function buildFindings(ctx: ValidateContext, result: BuildResult): { find
       severity: "fail",
       tool,
       rule: "build-error",
-      message: result.timedOut ? `the build timed out after ${result.durationS} s` : `the build failed (exit ${result.exitCode})`,
+      message: `the build ${result.ended.message}`,
       fix: `Read ${result.report}.`,
     });
   }

@@ -2,8 +2,8 @@
 // press Enter), run once the crawl is done, on the same server. Each flow is a source of
 // findings of its own (rule `flow:<name>`), every fault named with the step after which it
 // came; a flow may save the login it made (saveState) for the checks that follow.
+import { actionLabel } from "../../actions.ts";
 import { clip } from "../../answer.ts";
-import { stepLabel } from "../../browser/actions.ts";
 import { faultMessage, sourceOf } from "../../browser/faultView.ts";
 import { type CheckedSitePage, checkSitePage } from "../../checks/page.ts";
 import type { Flow } from "../../config.ts";
@@ -42,8 +42,8 @@ function flowFindings(ctx: ValidateContext, flow: Flow, { faults }: CheckedSiteP
   const tool = ctx.tool("browser_js_errors");
   return faults.map((fault): Finding => {
     const source = sourceOf(fault);
-    const step = fault.afterStep ? flow.steps[fault.afterStep - 1] : undefined;
-    const after = step ? `after step ${fault.afterStep} (${stepLabel(step)}): ` : "";
+    const action = fault.afterStep ? flow.steps[fault.afterStep - 1] : undefined;
+    const after = action ? `after step ${fault.afterStep} (${actionLabel(action)}): ` : "";
     return {
       severity: "fail",
       tool,

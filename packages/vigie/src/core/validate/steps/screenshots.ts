@@ -1,7 +1,8 @@
 // A picture of the first failing pages of the crawl, for the HTML report.
 import { writeFileSync } from "node:fs";
+import { hasFaults, type PageFindings } from "../../browser/findings.ts";
 import { capture } from "../../browser/screenshot.ts";
-import { checkPage, hasFaults, type PageFindings } from "../../browser/watch.ts";
+import { checkPage } from "../../browser/watch.ts";
 import { relativePath, statePath } from "../../project.ts";
 import { withTimeout } from "../../wait.ts";
 import type { ValidateContext } from "../context.ts";
