@@ -17,6 +17,7 @@ import { saveState, withState } from "../../../src/core/browser/state.ts";
 import { checkPage } from "../../../src/core/browser/watch.ts";
 import { loadConfig } from "../../../src/core/config.ts";
 import { projectAt } from "../../../src/core/project.ts";
+import { readSite } from "../../../src/core/site.ts";
 import type { ValidateContext } from "../../../src/core/validate/context.ts";
 import { flowsStep } from "../../../src/core/validate/steps/flows.ts";
 import { html, type PageServer, startPageServer } from "../../support/pages.ts";
@@ -213,6 +214,7 @@ customElements.define("astro-island", class extends HTMLElement {
     const click = { verb: "click" as const, target: "button Clicks" };
     const ctx = {
       project: projectAt(root),
+      site: readSite(projectAt(root)),
       config: { flows: [{ name: "counter", page: "/island/", steps: [click, click, click] }] },
       options: { session, baseUrl: server.url },
       tool: (id: string) => `blog_${id}`,
