@@ -243,8 +243,14 @@ describe("vigie mcp", () => {
       onprogress: (progress) => seen.push(progress),
     });
     const answer = answerOf(result);
-    assert.equal(answer.pages, 3, JSON.stringify(answer));
+    // The crawl starts where validate's does, at the project's critical routes: the blog's /en/,
+    // which this server does not have, is one of its pages (a 404).
+    assert.equal(answer.pages, 4, JSON.stringify(answer));
     assert.equal(answer.ok, 2);
+    assert.ok(
+      (answer.failing as { path: string; status: number }[]).some((page) => page.path === "/en/" && page.status === 404),
+      JSON.stringify(answer),
+    );
     assert.ok(seen.length >= 1, "at least one progress notification");
     assert.match(seen.at(-1)?.message ?? "", /crawl \d+\/\d+/);
     for (let index = 1; index < seen.length; index++)
