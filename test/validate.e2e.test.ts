@@ -1,11 +1,17 @@
-// `vigie validate --json` on copies of the blog with one fault each: the expected
-// verdict, and a finding that names the page or file and the tool that saw it.
+// `vigie validate --json` on a copy of the blog with faults made in it: the expected verdict,
+// and for each fault a finding that names its page or file and the tool that saw it.
+//
+// Each run builds the site, so faults that cannot interfere share one: the faults of a group lie
+// each in a file of its own, with the same verdict (a FAIL fault's finding is a failure, so a
+// run with it alone would FAIL; a run of WARN faults alone that says WARN has no failure from
+// any of them), and each one's finding is checked on its own, as a subtest. The clean blog is
+// run on its own, first.
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, describe, test } from "node:test";
+import { after, describe, type TestContext, test } from "node:test";
 import { runCheck } from "../packages/vigie/src/core/check/check.ts";
 import { stopDevServer } from "../packages/vigie/src/core/devServer/index.ts";
 import type { ValidateContext } from "../packages/vigie/src/core/validate/context.ts";
@@ -50,8 +56,9 @@ const article = (copy: BlogCopy, lang: "fr" | "en", slug: string) => join(copy.r
 const append = (file: string, text: string): undefined => {
   appendFileSync(file, `\n\n${text}\n`);
 };
+/** The findings of `tool` whose page or file `where` matches. */
 const matching = (findings: Finding[], tool: string, where: RegExp) =>
-  findings.find((f) => f.tool === tool && where.test(`${f.page ?? ""} ${f.file ?? ""}`));
+  findings.filter((f) => f.tool === tool && where.test(`${f.page ?? ""} ${f.file ?? ""}`));
 
 interface Fault {
   name: string;
@@ -62,6 +69,13 @@ interface Fault {
   where: RegExp;
   /** A finding of `tool` at `where` names this file and the last line that holds `text`. */
   source?: { lang: "fr" | "en"; slug: string; text: string };
+  /**
+   * The faults a run makes together: "built", FAIL faults the browser sees on the build (which
+   * succeeds); "build", a fault that fails the build (the browser would look at the dev server
+   * instead); "warn", the WARN faults; "config", a fault of vigie.config.json (under --changed,
+   * everything is checked).
+   */
+  run: "built" | "build" | "warn" | "config";
 }
 
 /** "src/content/articles/en/x.mdx:12": the last line of the article that holds `text`. */
@@ -80,6 +94,7 @@ const FAULTS: Fault[] = [
     tool: "blog_browser_js_errors",
     where: /^\/en\/articles\/mermaid-in-the-browser\//,
     source: { lang: "en", slug: "mermaid-in-the-browser", text: "```mermaid" },
+    run: "built",
   },
   {
     name: "a component that throws in the browser on one article only",
@@ -96,6 +111,7 @@ const FAULTS: Fault[] = [
     verdict: "FAIL",
     tool: "blog_browser_crawl",
     where: /^\/en\/articles\/orphan-dev-servers\//,
+    run: "built",
   },
   {
     name: "a missing image",
@@ -108,6 +124,7 @@ const FAULTS: Fault[] = [
     tool: "blog_browser_crawl",
     where: /^\/articles\/budgets-de-performance\//,
     source: { lang: "fr", slug: "budgets-de-performance", text: "graphique-absent.png" },
+    run: "built",
   },
   {
     name: "a broken internal link",
@@ -116,6 +133,7 @@ const FAULTS: Fault[] = [
     verdict: "FAIL",
     tool: "blog_build_links",
     where: /site-statique-bilingue/,
+    run: "built",
   },
   {
     name: "{foo bar} in MDX prose",
@@ -126,6 +144,7 @@ const FAULTS: Fault[] = [
     verdict: "FAIL",
     tool: "blog_build_lint",
     where: /src\/content\/articles\/fr\/accolades-mdx-dans-le-texte\.mdx:\d+:\d+/,
+    run: "build",
   },
   {
     name: "a page slower than the budget",
@@ -143,6 +162,7 @@ const FAULTS: Fault[] = [
     verdict: "WARN",
     tool: "blog_browser_perf",
     where: /^\/ /,
+    run: "warn",
   },
   {
     name: "an image without alt text",
@@ -154,6 +174,7 @@ const FAULTS: Fault[] = [
     tool: "blog_browser_a11y",
     where: /^\/en\/articles\/performance-budgets\//,
     source: { lang: "en", slug: "performance-budgets", text: '<img src="/favicon.svg"' },
+    run: "built",
   },
   {
     name: "a missing EN translation",
@@ -164,6 +185,7 @@ const FAULTS: Fault[] = [
     verdict: "WARN",
     tool: "blog_build_lint",
     where: /src\/content\/articles\/fr\/regression-visuelle-references\.mdx/,
+    run: "warn",
   },
   {
     name: "a dev command that fails to start",
@@ -174,15 +196,77 @@ const FAULTS: Fault[] = [
     verdict: "FAIL",
     tool: "blog_dev_start",
     where: /.*/,
+    run: "config",
   },
 ];
 
-describe("vigie validate on the blog with one fault each", () => {
-  test("the clean blog: PASS with no finding", async () => {
-    const copy = copyBlog("validate-clean");
-    copies.push(copy);
+const DEFAULT_CONFIG = { checks: { check: false } };
+const faultsOf = (...runs: Fault["run"][]) => FAULTS.filter((fault) => runs.includes(fault.run));
+
+/** Makes `faults` in `copy`; the vigie.config.json to use (a fault's own, else the default). */
+function inject(copy: BlogCopy, faults: Fault[]): object {
+  let config: object | undefined;
+  for (const fault of faults) config = fault.inject(copy) ?? config;
+  return config ?? DEFAULT_CONFIG;
+}
+
+const summaryOf = (report: ValidationReport) =>
+  report.findings.map((f) => `${f.severity} ${f.tool} ${f.page ?? ""} ${f.file ?? ""} ${f.message}`).join("\n");
+
+/**
+ * The run of `faults` together: one subtest per fault, its finding from its tool at its place,
+ * as severe as its verdict, and at its source line when it has one; then the worst of their
+ * verdicts and its exit code, and a fix in every finding.
+ */
+async function assertFaults(t: TestContext, copy: BlogCopy, faults: Fault[], run: Awaited<ReturnType<typeof validateCopy>>) {
+  const { code, report, output } = run;
+  const summary = summaryOf(report);
+  for (const fault of faults) {
+    await t.test(`${fault.name}: ${fault.verdict} from ${fault.tool}`, () => {
+      const severity = fault.verdict === "FAIL" ? "fail" : "warn";
+      const found = matching(report.findings, fault.tool, fault.where);
+      assert.ok(found.length > 0, `no finding from ${fault.tool} at ${fault.where}:\n${summary}`);
+      assert.ok(
+        found.some((f) => f.severity === severity),
+        `no ${severity} from ${fault.tool} at ${fault.where}:\n${summary}`,
+      );
+      if (fault.source) {
+        const expected = expectedSource(copy, fault.source);
+        assert.ok(
+          found.some((f) => fault.where.test(f.page ?? "") && f.file === expected),
+          `no finding from ${fault.tool} at ${fault.where} with the source ${expected}:\n${summary}`,
+        );
+      }
+    });
+  }
+  const verdict = faults.some((fault) => fault.verdict === "FAIL") ? "FAIL" : "WARN";
+  assert.equal(report.verdict, verdict, `${summary}\n${output.slice(-1500)}`);
+  assert.equal(code, verdict === "FAIL" ? 1 : 0);
+  for (const finding of report.findings) assert.ok(finding.fix, "every finding says what to do");
+}
+
+// One copy under git. A full run of the clean blog records each page; each group of faults is
+// then made as the only change and checked with --changed, then undone; a type error is checked
+// by astro check under --changed; last, full runs of the groups whose build succeeds (the
+// records they leave are of no later run).
+describe("vigie validate on a copy of the blog: clean, then the faults with --changed, then in full runs", () => {
+  const copy = copyBlog("validate");
+  copies.push(copy);
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: copy.root, encoding: "utf8" });
+  const undo = () => {
+    git("checkout", "-q", "--", ".");
+    git("clean", "-fdq");
+  };
+
+  test("the clean blog: PASS with no finding, every page crawled", async () => {
+    writeFileSync(join(copy.root, ".gitignore"), "dist/\nnode_modules/\n.astro/\n.opencode/\nreport.json\n");
+    writeFileSync(join(copy.root, "vigie.config.json"), JSON.stringify(DEFAULT_CONFIG));
+    git("init", "-q");
+    git("add", ".");
+    git("-c", "user.name=vigie", "-c", "user.email=vigie@localhost", "commit", "-q", "-m", "clean");
     // Load times on a shared 2-core machine swing several-fold with what else runs: the clean
     // run judges them against a looser budget (the perf fault below keeps the default one).
+    // It runs astro check too (the config's default), which the fault runs leave out.
     const { code, report, output } = await validateCopy(copy, { budgets: { loadMs: 1000 } });
     assert.deepEqual(report.findings, [], output);
     assert.equal(report.verdict, "PASS");
@@ -194,67 +278,37 @@ describe("vigie validate on the blog with one fault each", () => {
     );
   });
 
-  for (const fault of FAULTS) {
-    test(`${fault.name}: ${fault.verdict} from ${fault.tool}`, async () => {
-      const copy = copyBlog(`validate-${fault.name.replace(/\W+/g, "-").slice(0, 30)}`);
-      copies.push(copy);
-      const config = fault.inject(copy);
-      const { code, report, output } = await validateCopy(copy, config ?? { checks: { check: false } });
-      const summary = report.findings.map((f) => `${f.severity} ${f.tool} ${f.page ?? ""} ${f.file ?? ""} ${f.message}`).join("\n");
-      assert.equal(report.verdict, fault.verdict, `${summary}\n${output.slice(-1500)}`);
-      assert.equal(code, fault.verdict === "FAIL" ? 1 : 0);
-      assert.ok(matching(report.findings, fault.tool, fault.where), `no finding from ${fault.tool} at ${fault.where}:\n${summary}`);
-      for (const finding of report.findings) assert.ok(finding.fix, "every finding says what to do");
-      if (fault.source) {
-        const expected = expectedSource(copy, fault.source);
-        assert.ok(
-          report.findings.some((f) => f.tool === fault.tool && fault.where.test(f.page ?? "") && f.file === expected),
-          `no finding from ${fault.tool} at ${fault.where} with the source ${expected}:\n${summary}`,
-        );
-      }
-    });
-  }
-});
-
-// `validate --changed` on one copy under git: a full run records each page, then each fault
-// is made as the only change, checked with --changed, and undone. Same verdict, same page
-// and tool as the full runs above.
-describe("vigie validate --changed: each fault as the only change", () => {
-  const copy = copyBlog("validate-changed");
-  copies.push(copy);
-  const config = { checks: { check: false } };
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: copy.root, encoding: "utf8" });
-
-  test("a full run first records every page; --changed with nothing changed loads none", async () => {
-    writeFileSync(join(copy.root, ".gitignore"), "dist/\nnode_modules/\n.astro/\n.opencode/\nreport.json\n");
-    writeFileSync(join(copy.root, "vigie.config.json"), JSON.stringify(config));
-    git("init", "-q");
-    git("add", ".");
-    git("-c", "user.name=vigie", "-c", "user.email=vigie@localhost", "commit", "-q", "-m", "clean");
-    const full = await validateCopy(copy, config);
-    assert.ok(full.report.pages.length >= 60, full.output.slice(-1500));
-    const none = await validateCopy(copy, config, ["--changed"]);
+  test("--changed with nothing changed since that full run loads no page", async () => {
+    const none = await validateCopy(copy, DEFAULT_CONFIG, ["--changed"]);
     assert.equal(none.report.pages.length, 0, none.output.slice(-1500));
     assert.match(none.output, /--changed: 0 changed files/);
   });
 
-  for (const fault of FAULTS) {
-    test(`${fault.name}: ${fault.verdict} from ${fault.tool}, with --changed`, async () => {
+  for (const group of [faultsOf("built"), faultsOf("build"), faultsOf("warn")]) {
+    test(`--changed, the only change: ${group.map((fault) => fault.name).join("; ")}`, async (t) => {
       try {
-        // A fault made in vigie.config.json changes what every check depends on: everything is checked.
-        const faultConfig = fault.inject(copy);
-        const { report, output } = await validateCopy(copy, faultConfig ?? config, ["--changed"]);
-        const summary = report.findings.map((f) => `${f.severity} ${f.tool} ${f.page ?? ""} ${f.file ?? ""} ${f.message}`).join("\n");
-        assert.equal(report.verdict, fault.verdict, `${summary}\n${output.slice(-1500)}`);
-        assert.ok(matching(report.findings, fault.tool, fault.where), `no finding from ${fault.tool} at ${fault.where}:\n${summary}`);
-        if (faultConfig) assert.match(output, /vigie\.config\.json changed: everything is checked/);
-        else assert.ok(report.pages.length < 40, `--changed loaded ${report.pages.length} pages:\n${output.slice(-1500)}`);
+        const run = await validateCopy(copy, inject(copy, group), ["--changed"]);
+        assert.ok(run.report.pages.length < 40, `--changed loaded ${run.report.pages.length} pages:\n${run.output.slice(-1500)}`);
+        await assertFaults(t, copy, group, run);
       } finally {
-        git("checkout", "-q", "--", ".");
-        git("clean", "-fdq");
+        undo();
       }
     });
   }
+
+  // A fault made in vigie.config.json changes what every check depends on: everything is
+  // checked, as in a full run, which also stands for the full run of {foo bar} (its build fails
+  // as the dev server does: no browser step looks at anything in either case).
+  const everything = faultsOf("config", "build");
+  test(`--changed, a config fault checks everything: ${everything.map((fault) => fault.name).join("; ")}`, async (t) => {
+    try {
+      const run = await validateCopy(copy, inject(copy, everything), ["--changed"]);
+      assert.match(run.output, /vigie\.config\.json changed: everything is checked/);
+      await assertFaults(t, copy, everything, run);
+    } finally {
+      undo();
+    }
+  });
 
   // The one fault astro check alone sees: --changed must find exactly what the full check finds.
   test("a type error in a .ts module: WARN from blog_build_check, with --changed, as the full astro check finds it", async () => {
@@ -264,7 +318,7 @@ describe("vigie validate --changed: each fault as the only change", () => {
     try {
       append(join(copy.root, "src", "lib", "articles.ts"), 'export const readingSpeed: number = "fast";');
       const { report, output } = await validateCopy(copy, checked, ["--changed"]);
-      const summary = report.findings.map((f) => `${f.severity} ${f.tool} ${f.page ?? ""} ${f.file ?? ""} ${f.message}`).join("\n");
+      const summary = summaryOf(report);
       assert.equal(report.verdict, "WARN", `${summary}\n${output.slice(-1500)}`);
       assert.match(output, /--changed: 1 changed file .*src\/lib\/articles\.ts/);
       // The build wrote the same types beside it: the check read them as they were.
@@ -278,8 +332,17 @@ describe("vigie validate --changed: each fault as the only change", () => {
       );
       assert.match(fullFindings[0]?.file ?? "", /^src\/lib\/articles\.ts:\d+:\d+$/);
     } finally {
-      git("checkout", "-q", "--", ".");
-      git("clean", "-fdq");
+      undo();
     }
   });
+
+  for (const group of [faultsOf("built"), faultsOf("warn")]) {
+    test(`a full run: ${group.map((fault) => fault.name).join("; ")}`, async (t) => {
+      try {
+        await assertFaults(t, copy, group, await validateCopy(copy, inject(copy, group)));
+      } finally {
+        undo();
+      }
+    });
+  }
 });
