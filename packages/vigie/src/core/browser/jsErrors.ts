@@ -21,10 +21,15 @@ export async function checkJsErrors(session: BrowserSession, url: string, option
       await page.close().catch(() => undefined);
     });
   }, withState(options.storageState));
-  if (!options.sourceRoot) return findings;
-  // Locating needs no page (sources, and the scripts' maps fetched again); it gives up
-  // rather than delay the answer.
-  return withTimeout(locateFindings(findings, options.sourceRoot), LOCATE_TIMEOUT_MS, async () => undefined).catch(() => findings);
+  return options.sourceRoot ? locateInTime(findings, options.sourceRoot) : findings;
 }
 
 const LOCATE_TIMEOUT_MS = 10_000;
+
+/**
+ * One page's findings located in the sources under `root`. Locating needs no page (sources, and
+ * the scripts' maps fetched again); it gives up rather than delay the answer.
+ */
+export function locateInTime(findings: PageFindings, root: string): Promise<PageFindings> {
+  return withTimeout(locateFindings(findings, root), LOCATE_TIMEOUT_MS, async () => undefined).catch(() => findings);
+}

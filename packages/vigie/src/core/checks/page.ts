@@ -6,8 +6,7 @@ import { join } from "node:path";
 import type { Action } from "../actions.ts";
 import type { PageFault } from "../browser/faults.ts";
 import type { PageFindings } from "../browser/findings.ts";
-import { checkJsErrors } from "../browser/jsErrors.ts";
-import { locateFindings } from "../browser/locate.ts";
+import { checkJsErrors, locateInTime } from "../browser/jsErrors.ts";
 import type { BrowserSession } from "../browser/session.ts";
 import { saveState, withState } from "../browser/state.ts";
 import { checkPage } from "../browser/watch.ts";
@@ -48,7 +47,6 @@ export interface CheckedSitePage {
 
 /** At most this many 5xx URLs of one page are asked again for their cause. */
 const MAX_CAUSES = 3;
-const LOCATE_TIMEOUT_MS = 10_000;
 
 export async function checkSitePage(site: Site, options: SitePageOptions): Promise<CheckedSitePage> {
   const own = options.ownContext || options.saveState !== undefined;
@@ -94,5 +92,5 @@ async function checkInOwnContext(site: Site, options: SitePageOptions): Promise<
       ),
     withState(storageStateOf(site.project, options.config)),
   );
-  return withTimeout(locateFindings(findings, root), LOCATE_TIMEOUT_MS, async () => undefined).catch(() => findings);
+  return locateInTime(findings, root);
 }
