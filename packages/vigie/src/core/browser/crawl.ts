@@ -209,11 +209,11 @@ class Frontier {
   }
 }
 
-/** A page's findings when its check threw or ran out of time. */
-function unchecked(url: string, error: Error): PageFindings {
+/** A page's findings when its check threw or ran out of time: the status it answered with, when it did. */
+function unchecked(url: string, error: Error, answered = 0): PageFindings {
   return {
     url,
-    status: 0,
+    status: answered,
     errors: [],
     warnings: [],
     failedRequests: [],
@@ -247,9 +247,13 @@ async function visit(page: Page, path: string, run: Visit, onChecked: (checked: 
   // its links are read before that, while the page is still the one loaded.
   let linksBefore: string[] | undefined;
   const first = run.navigate(path);
+  let answered = 0;
   const options: CheckOptions = {
     read: true,
     ...run.options,
+    onAnswered: (status) => {
+      answered = status;
+    },
     ...(first ? { follow: "first" as const } : {}),
     ...(first && follow
       ? {
@@ -259,7 +263,7 @@ async function visit(page: Page, path: string, run: Visit, onChecked: (checked: 
         }
       : {}),
   };
-  const findings = await bounded(checkPage(page, url, options), run.pageTimeoutMs).catch((error: Error) => unchecked(url, error));
+  const findings = await bounded(checkPage(page, url, options), run.pageTimeoutMs).catch((error: Error) => unchecked(url, error, answered));
   const ok = findings.status > 0 && findings.status < 400;
   const audit =
     run.options.a11y && ok && !page.isClosed() ? await bounded(run.audit(page, path), 30_000).catch(() => undefined) : undefined;

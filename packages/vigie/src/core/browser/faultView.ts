@@ -16,7 +16,8 @@ export function faultText(fault: PageFault, max = 200, withStep = true): string 
   const island = fault.island && fault.kind !== "island" ? `island ${fault.island}: ` : "";
   const where = fault.at && !(fault.located && "source" in fault.located) ? ` (${fault.at})` : "";
   const count = fault.count > 1 ? ` (×${fault.count})` : "";
-  return clip(`${after}${island}${fault.message}${where}`, max - count.length) + count;
+  const viewport = fault.viewport ? `(${fault.viewport}) ` : "";
+  return clip(`${viewport}${after}${island}${fault.message}${where}`, max - count.length) + count;
 }
 
 const NOUNS: Record<Exclude<FaultKind, "status" | "dev-error">, [string, string]> = {

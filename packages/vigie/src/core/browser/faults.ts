@@ -31,6 +31,10 @@ export interface PageFault {
   afterStep?: number;
   /** For a 5xx page or request: the error its server logged ("Error: boom"), when it was asked. */
   serverError?: string;
+  /** Why vigie is not sure it is a fault, or not sure where it comes from: a warning, not a failure. */
+  unsure?: string;
+  /** Seen only in this viewport ("phone"), and how it is said ("phone 390×844"). */
+  viewport?: string;
 }
 
 /** React's production error codes a page check meets, with React's own words (react.dev/errors). */
@@ -48,7 +52,7 @@ const REACT_ERRORS: Record<string, string> = {
 
 /** React (its production codes and its dev words), Vue and Svelte telling that the server's HTML and the client's render differ. */
 const HYDRATION =
-  /Minified React error #(41[89]|42[1-5])\b|Hydration failed because|didn't match the client|Text content does not match|Hydration (?:node|text|children|attribute|class|style) mismatch|hydration_mismatch|hydration mismatch/i;
+  /Minified React error #(41[89]|42[1-5])\b|Hydration failed because|didn't match the client|Text content does not match|Hydration (?:node|text|text content|children|attribute|class|style) mismatch|Hydration completed but contains mismatches|hydration_mismatch|hydration mismatch/i;
 
 /** A React production error's code decoded into React's words; other messages as they are. */
 export function decodeReactError(message: string): string {
@@ -66,9 +70,13 @@ export function isHydrationError(error: Pick<PageError, "message">): boolean {
 
 function errorFault(error: PageError): PageFault {
   const hydration = isHydrationError(error);
+  const message = hydration || /Minified React error/.test(error.message) ? decodeReactError(error.message) : error.message;
+  const among = hydration && !error.island && error.islands && error.islands.length > 1 ? error.islands : undefined;
   return {
     kind: hydration ? "hydration" : "error",
-    message: hydration || /Minified React error/.test(error.message) ? decodeReactError(error.message) : error.message,
+    message: among ? `${message} in one of the islands ${among.join(", ")} (vigie cannot tell which)` : message,
+    ...(among ? { unsure: `it comes from one of the islands ${among.join(", ")}; vigie cannot tell which` } : {}),
+    ...viewportOf(error.viewport),
     count: error.count,
     ...(error.at ? { at: error.at } : {}),
     ...(error.located ? { located: error.located } : {}),
@@ -107,10 +115,12 @@ export function pageFaults(findings: PageFindings): PageFault[] {
     if (!island.fault) continue;
     faults.push({
       kind: "island",
-      message: `island ${island.component} (${island.framework ?? "framework unknown"}, client:${island.directive}) ${island.fault}`,
+      message: `island ${island.component} (${island.framework ?? "framework unknown"}, client:${island.directive}) ${island.fault}${island.unsure ? ` (vigie is not sure: ${island.unsure})` : ""}`,
       count: 1,
       island: island.component,
       ...(island.located ? { located: island.located } : {}),
+      ...(island.unsure ? { unsure: island.unsure } : {}),
+      ...viewportOf(island.viewport),
       // An island that failed on an action (its error raised after it) is that action's.
       ...actionOfIsland(findings, island.component),
     });
@@ -138,9 +148,17 @@ export function pageFaults(findings: PageFindings): PageFault[] {
       url: failed.url,
       ...(failed.located ? { located: failed.located } : {}),
       ...(failed.afterStep ? { afterStep: failed.afterStep } : {}),
+      ...viewportOf(failed.viewport),
     });
   }
   return faults;
+}
+
+/** The phone viewport a page check may also use, as faults name it. */
+export const PHONE_LABEL = "phone 390×844";
+
+function viewportOf(viewport: string | undefined): { viewport?: string } {
+  return viewport ? { viewport: viewport === "phone" ? PHONE_LABEL : viewport } : {};
 }
 
 function actionOfIsland(findings: PageFindings, component: string): { afterStep?: number } {

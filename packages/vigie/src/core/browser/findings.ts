@@ -18,6 +18,8 @@ export interface FailedRequest {
   located?: Located;
   /** It failed after this step of the check's actions (1-based). */
   afterStep?: number;
+  /** Seen only in this viewport ("phone"). */
+  viewport?: string;
 }
 
 export interface MermaidFailure {
@@ -50,6 +52,10 @@ export interface PageError {
   located?: Located;
   /** The island whose component's code raised it, when a frame is in that component's module. */
   island?: string;
+  /** For a hydration mismatch vigie cannot tie to one island: the islands it may come from. */
+  islands?: string[];
+  /** Seen only in this viewport ("phone"): the page's check there. */
+  viewport?: string;
   /** Raised after an in-site navigation the check made: "/from/ → /to/". */
   after?: string;
   /** Raised (first) after this step of the check's actions (1-based). */
@@ -86,6 +92,10 @@ export interface Island {
   note?: string;
   /** Its component's source, once located. */
   located?: Located;
+  /** Why the fault may not be one (an error of the page may have stopped it): it is then a warning. */
+  unsure?: string;
+  /** Seen only in this viewport ("phone"). */
+  viewport?: string;
 }
 
 export interface PageFindings {
@@ -133,6 +143,8 @@ export interface CheckOptions {
    * page's first in-site link, only on a site with `<ClientRouter />`.
    */
   follow?: string[] | "first";
+  /** Told the document's status as soon as it answered (a crawl keeps it when the check runs out of time later). */
+  onAnswered?: (status: number) => void;
   /** A saved login (Playwright's storage-state file) the check's context opens with, when the file exists. */
   storageState?: string;
   /** A reader's actions, run in order once the page was read (before `follow`); faults after one say so. */

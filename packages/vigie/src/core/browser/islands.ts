@@ -7,9 +7,10 @@ import { clip } from "../answer.ts";
 import { waitUntil } from "../wait.ts";
 import { isHydrationError } from "./faults.ts";
 import type { Island, PageError } from "./findings.ts";
+import { candidatesOf, type MessageIslands, messageIslands } from "./hydration.ts";
 
 /** What the page says of its islands, read in the page. */
-interface RawIsland {
+export interface RawIsland {
   url: string;
   renderer: string;
   directive: string;
@@ -203,10 +204,33 @@ export async function readPage(page: Page, deadline: number, options: ReadOption
   if (scrolled) await page.evaluate(() => window.scrollTo(0, 0)).catch(() => undefined);
 }
 
+/** The page's islands as the check found them, and what the hydration watch noted of its messages. */
+export interface IslandsSnapshot {
+  raw: RawIsland[];
+  viewport: { width: number; height: number } | null;
+  notes: MessageIslands[];
+}
+
+/** Reads the page's islands and the watch's notes, as the page is now (before the check navigates away from it). */
+export async function snapshotIslands(page: Page): Promise<IslandsSnapshot> {
+  const [raw, notes] = await Promise.all([rawIslands(page), messageIslands(page)]);
+  return { raw, viewport: page.viewportSize(), notes };
+}
+
 /** The page's islands, each hydrated or with why not; the errors raised in an island's code are given its name. */
 export async function readIslands(page: Page, errors: PageError[]): Promise<Island[]> {
-  const raw = await rawIslands(page);
-  const viewport = page.viewportSize();
+  return judgeIslands(await snapshotIslands(page), errors);
+}
+
+/**
+ * The islands of a snapshot, each hydrated or with why not. An error is given the island whose
+ * module its stack names, or that Astro names ("Error hydrating"), else the one island the
+ * hydration watch saw it come from (`notes`: also those read later, after a navigation); a
+ * hydration mismatch the watch cannot tie to one island names the islands it may come from.
+ */
+export function judgeIslands(snapshot: IslandsSnapshot, errors: PageError[], laterNotes: MessageIslands[] = []): Island[] {
+  const { raw, viewport } = snapshot;
+  const notes = [...snapshot.notes, ...laterNotes];
   const islands = raw.map((island) => {
     let opts: { name?: unknown; value?: unknown } = {};
     try {
@@ -244,8 +268,34 @@ export async function readIslands(page: Page, errors: PageError[]): Promise<Isla
     const why = island.directive === "visible" ? "did not hydrate although scrolled into view" : "did not hydrate before the check ended";
     return { ...base, fault: why };
   });
-  // A hydration error comes from an island: on a page with one island, from that one.
-  const [only] = islands;
-  if (only && islands.length === 1) for (const error of errors) if (!error.island && isHydrationError(error)) error.island = only.component;
+  attribute(errors, notes, islands);
+  // An error of the page that names no island may be what stopped one from hydrating: vigie cannot tell.
+  const unexplained = errors.some((error) => !error.island && !error.after);
+  for (const island of islands) {
+    if (!island.fault) continue;
+    if (errors.some((error) => error.island === island.component)) {
+      delete island.fault;
+      island.note = "did not hydrate: its code threw";
+    } else if (unexplained) island.unsure = "an error of the page that names no island may have stopped it";
+  }
   return islands;
+}
+
+/**
+ * Gives each error that names no island the island the watch saw it come from, when there is
+ * one; a hydration mismatch that could come from several keeps their names (`islands`), and
+ * on a page with one island (of one name) it is that island's.
+ */
+function attribute(errors: PageError[], notes: MessageIslands[], islands: Island[]): void {
+  const names = [...new Set(islands.map((island) => island.component))];
+  for (const error of errors) {
+    if (error.island) continue;
+    // Only a mismatch: another error of the page thrown while an island hydrates is not that island's.
+    if (!isHydrationError(error)) continue;
+    const candidates = candidatesOf(error, notes);
+    if (candidates.length === 1) error.island = candidates[0];
+    else if (candidates.length > 1) error.islands = candidates.slice(0, 6);
+    else if (names.length === 1) error.island = names[0];
+    else if (names.length > 1) error.islands = names.slice(0, 6);
+  }
 }

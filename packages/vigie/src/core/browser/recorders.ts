@@ -4,6 +4,7 @@
 import type { Frame, Page, Request, Response } from "playwright-core";
 import { clip } from "../answer.ts";
 import { parseStack, type StackFrame } from "../source/stacks.ts";
+import { isHydrationError } from "./faults.ts";
 import type { CheckOptions, FailedRequest, PageError } from "./findings.ts";
 
 const MAX_MESSAGE = 300;
@@ -49,9 +50,10 @@ function recordMessages(options: CheckOptions) {
     text(): string;
     location(): { url: string; lineNumber: number; columnNumber: number };
   }) => {
-    const type = message.type();
-    if (type !== "error" && !(options.warnings && type === "warning")) return;
     const text = message.text();
+    // A framework's hydration mismatch warning (Svelte's, Vue's) is a fault, whether warnings are kept or not.
+    const type = message.type() === "warning" && isHydrationError({ message: text }) ? "error" : message.type();
+    if (type !== "error" && !(options.warnings && type === "warning")) return;
     const location = message.location();
     if (type === "error" && /^Failed to load resource/.test(text)) {
       resourceErrors.push({ text, url: location.url });

@@ -8,6 +8,7 @@ import { commandOf, listProcesses } from "../process/inspect.ts";
 import { signalProcess } from "../process/kill.ts";
 import { servedByVigie } from "../staticServer.ts";
 import { sleep, withTimeout } from "../wait.ts";
+import { HYDRATION_WATCH } from "./hydration.ts";
 import { SCROLL_WATCH } from "./islands.ts";
 import { launchChromium } from "./launch.ts";
 
@@ -346,6 +347,8 @@ export class BrowserSession {
     try {
       // What can react to scrolling is counted from the first script on: readPage scrolls only then.
       await context.addInitScript(SCROLL_WATCH);
+      // Which island each message comes from, noted as it comes (a hydration mismatch names no module).
+      await context.addInitScript(HYDRATION_WATCH);
       return { context, page: await withTimeout(context.newPage(), 30_000, async () => undefined) };
     } catch (error) {
       await context.close().catch(() => undefined);

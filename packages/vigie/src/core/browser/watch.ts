@@ -2,12 +2,13 @@
 // rejections, console errors, failed requests AND sub-resource responses >= 400 (a
 // missing image fires no `requestfailed`), Mermaid diagrams drawn as errors, and
 // Astro's dev error page. Waits for the page to settle, and never hangs.
-import type { Page } from "playwright-core";
+import type { Page, Response } from "playwright-core";
 import type { ActionsOutcome } from "../actions.ts";
 import { clip } from "../answer.ts";
 import { type RunHooks, runActions } from "./actions.ts";
 import type { CheckOptions, Navigation, PageError, PageFindings } from "./findings.ts";
-import { readIslands, readPage } from "./islands.ts";
+import { messageIslands } from "./hydration.ts";
+import { type IslandsSnapshot, judgeIslands, readPage, snapshotIslands } from "./islands.ts";
 import { navigate } from "./navigate.ts";
 import {
   afterLoad,
@@ -41,6 +42,8 @@ interface Acted {
   actions?: ActionsOutcome;
   tokens?: string[];
   navigations: Navigation[];
+  /** The page's islands, read before any navigation took the check to another page. */
+  islands?: IslandsSnapshot;
 }
 
 /**
@@ -63,6 +66,16 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
 /** Goes to `url`: the document's status and where it ended, or why it did not load. */
 async function load(page: Page, url: string, options: CheckOptions): Promise<Loaded> {
   const timeout = options.navigationTimeoutMs ?? 15_000;
+  // The document's answer, as soon as it comes: a page that answered but never finished loading did answer.
+  let answered = 0;
+  const onResponse = (response: Response) => {
+    const request = response.request();
+    if (!request.isNavigationRequest() || request.frame() !== page.mainFrame() || (response.status() >= 300 && response.status() < 400))
+      return;
+    answered = response.status();
+    options.onAnswered?.(answered);
+  };
+  page.on("response", onResponse);
   try {
     const response = await page.goto(url, { waitUntil: "load", timeout });
     const landed = response ? new URL(response.url()) : undefined;
@@ -71,9 +84,11 @@ async function load(page: Page, url: string, options: CheckOptions): Promise<Loa
   } catch (error) {
     const message = (error as Error).message.split("\n")[0] ?? "navigation failed";
     return {
-      status: 0,
+      status: answered,
       incomplete: /Timeout/i.test(message) ? `the page did not finish loading within ${timeout / 1000} s` : clip(message, 200),
     };
+  } finally {
+    page.off("response", onResponse);
   }
 }
 
@@ -127,8 +142,10 @@ async function act(
       ? await runActions(page, options.actions, actionHooks(page, collector, quietMs))
       : undefined;
   const tokens = options.tokens && !page.isClosed() ? await elementTokens(page) : undefined;
+  // The islands of this page, read before a navigation leaves it: never another page's.
+  const islands = options.read && !page.isClosed() ? await snapshotIslands(page) : undefined;
   const navigations = options.follow && !page.isClosed() && answered ? await navigate(page, collector, options, options.follow) : [];
-  return { ...(actions ? { actions } : {}), ...(tokens ? { tokens } : {}), navigations };
+  return { ...(actions ? { actions } : {}), ...(tokens ? { tokens } : {}), ...(islands ? { islands } : {}), navigations };
 }
 
 /** Faults from the start of action `n` on are that action's; after each, the page settles. */
@@ -150,19 +167,24 @@ async function conclude(
   collector: Collector,
   options: CheckOptions,
   { status, redirectedTo, incomplete }: Loaded,
-  { actions, tokens, navigations }: Acted,
+  { actions, tokens, navigations, islands: snapshot }: Acted,
 ): Promise<PageFindings> {
-  // Read side by side: one round trip to the page rather than four.
-  const [mermaid, overlay, title, icons] = await Promise.all([
+  // Read side by side: one round trip to the page rather than five.
+  const [mermaid, overlay, title, icons, laterNotes] = await Promise.all([
     mermaidFailures(page),
     devErrorPage(page, status),
     page.title().catch(() => undefined),
     declaredIcons(page),
+    // Messages that came after the islands were read (after a navigation that swapped the page).
+    snapshot && navigations.length ? messageIslands(page) : Promise.resolve([]),
   ]);
   const seen = collector.stop((failed) => isUndeclaredFavicon(failed, icons));
   const devError = overlay && ownDevError(status, url, seen.failedRequests, overlay) ? overlay.error : undefined;
   const errors = mermaid.length ? withoutDiagramEchoes(seen.errors) : seen.errors;
-  const islands = options.read ? await readIslands(page, errors) : [];
+  // Without a snapshot (the check stopped early), the islands are read now, unless the page never
+  // answered: the document in the page may then still be the one checked before.
+  const read = snapshot ?? (options.read && status > 0 && !page.isClosed() ? await snapshotIslands(page) : undefined);
+  const islands = read ? judgeIslands(read, errors, laterNotes) : [];
   return {
     url,
     status,

@@ -28,6 +28,8 @@ export interface Finding {
   page?: string;
   /** The source file, `file:line[:column]`, when known. */
   file?: string;
+  /** The viewport the fault was seen in when it is not the desktop one ("phone 390×844"). */
+  viewport?: string;
   message: string;
   /** What to do about it. */
   fix: string;

@@ -31,11 +31,13 @@ function faultFinding(ctx: ValidateContext, page: CrawlPage, fault: SiteFault): 
   const jsErrors = ctx.tool("browser_js_errors");
   const mermaid = fault.kind === "diagram";
   return {
-    severity: "fail",
+    // Unsure (which island a mismatch comes from, whether an island's own fault): a warning, never a false failure.
+    severity: fault.unsure ? "warn" : "fail",
     tool: mermaid ? jsErrors : ctx.tool("browser_crawl"),
     rule: fault.rule ?? RULES[fault.kind],
     page: page.path,
     ...(source ? { file: source } : {}),
+    ...(fault.viewport ? { viewport: fault.viewport } : {}),
     message: faultMessage(fault, 400),
     fix: mermaid
       ? `Fix the diagram's syntax${at} (${ctx.tool("build_lint")} shows the line), then check the page with ${jsErrors}.`
@@ -73,7 +75,7 @@ export function judgePage(ctx: ValidateContext, { page, faults, linkedFrom }: Cr
     ...faults.map((fault) => faultFinding(ctx, linking(fault), fault)),
     ...a11yFaults.map((violation) => a11yFinding(ctx, page, violation, failOn.has(violation.impact))),
   ];
-  const ok = faults.length === 0 && !a11yFaults.some((v) => failOn.has(v.impact));
+  const ok = !faults.some((fault) => !fault.unsure) && !a11yFaults.some((v) => failOn.has(v.impact));
   const line: ValidationReport["pages"][number] = {
     path: page.path,
     status: page.status,

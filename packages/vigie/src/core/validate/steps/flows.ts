@@ -45,11 +45,12 @@ function flowFindings(ctx: ValidateContext, flow: Flow, { faults }: CheckedSiteP
     const action = fault.afterStep ? flow.steps[fault.afterStep - 1] : undefined;
     const after = action ? `after step ${fault.afterStep} (${actionLabel(action)}): ` : "";
     return {
-      severity: "fail",
+      severity: fault.unsure ? "warn" : "fail",
       tool,
       rule: `flow:${flow.name}`,
       page: flow.page,
       ...(source ? { file: source } : {}),
+      ...(fault.viewport ? { viewport: fault.viewport } : {}),
       // As the crawl says it: an island's fault whose file is not known names the candidates.
       message: `flow "${flow.name}": ${after}${faultMessage(fault, 400, false)}`,
       fix:
@@ -93,6 +94,7 @@ export const flowsStep: Step = {
       const ran = seen.findings.actions ? `${seen.findings.actions.ran}/${seen.findings.actions.of} steps` : "not run";
       lines.push(`${flow.name} (${flow.page}): ${ran}, ${found.length ? `${found.length} fault${found.length > 1 ? "s" : ""}` : "clean"}`);
     }
-    return { status: findings.length ? "fail" : "ok", summary: lines.join("; "), findings };
+    const status = findings.some((finding) => finding.severity === "fail") ? "fail" : findings.length ? "warn" : "ok";
+    return { status, summary: lines.join("; "), findings };
   },
 };
