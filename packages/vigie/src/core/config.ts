@@ -119,6 +119,16 @@ export const configSchema = z.strictObject({
     .refine((flows) => new Set(flows?.map((flow) => flow.name)).size === (flows?.length ?? 0), "two flows have the same name"),
   /** A saved login (Playwright's storage-state file) every page check and the crawl open their pages with. */
   storageState: stateFile.optional(),
+  /**
+   * The screens pages are checked on: "desktop" (1280×800, every page) and "phone" (390×844,
+   * touch: the pages that show something only a narrow screen shows). Default both.
+   */
+  viewports: z
+    .array(z.enum(["desktop", "phone"], { error: 'a viewport is "desktop" or "phone"' }))
+    .min(1, 'name at least "desktop", e.g. ["desktop"] or ["desktop", "phone"]')
+    .refine((names) => names.includes("desktop"), 'every page is checked on "desktop": write ["desktop"] or ["desktop", "phone"]')
+    .refine((names) => new Set(names).size === names.length, "a viewport is named twice")
+    .optional(),
 });
 export type VigieConfig = z.infer<typeof configSchema>;
 
@@ -156,6 +166,11 @@ export function loadConfig(project: Project): VigieConfig {
 /** The saved login's absolute path when the config names one. */
 export function storageStateOf(project: Project, config: VigieConfig): string | undefined {
   return config.storageState ? join(project.root, config.storageState) : undefined;
+}
+
+/** Whether pages that show something only on narrow screens are also checked on a phone (the default). */
+export function checksPhone(config: VigieConfig): boolean {
+  return config.viewports?.includes("phone") ?? true;
 }
 
 export function budgetsOf(config: VigieConfig): Budgets {

@@ -1,7 +1,7 @@
 // crawl: every page of the site (sitemap, else same-origin links followed from the start
 // paths: "/" or the site's critical routes under its base), each checked
 // for its status and runtime faults with bounded concurrency, one reused page per worker.
-import type { Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { clip } from "../answer.ts";
 import { SourceFiles } from "../source/files.ts";
 import { locateImage } from "../source/images.ts";
@@ -11,8 +11,10 @@ import { sleep, withTimeout } from "../wait.ts";
 import { quickContentAudit, runAxe, type Violation } from "./a11y.ts";
 import { type CheckOptions, hasFaults, type PageFindings } from "./findings.ts";
 import { locateFindings } from "./locate.ts";
+import { checkOnPhone } from "./phone.ts";
 import type { BrowserSession } from "./session.ts";
 import { withState } from "./state.ts";
+import { PHONE } from "./viewports.ts";
 import { checkPage } from "./watch.ts";
 
 export interface CrawlOptions extends CheckOptions {
@@ -50,6 +52,11 @@ export interface CrawlOptions extends CheckOptions {
    * in-site link, and errors after that navigation are its faults. Default true.
    */
   navigate?: boolean;
+  /**
+   * Also check on a phone (390×844, touch) each page that shows something only a narrow screen
+   * shows (a `client:media` island, stylesheet rules that hide or show elements by width). Default true.
+   */
+  phone?: boolean;
   onProgress?: (done: number, total: number, path: string) => void;
   signal?: AbortSignal;
 }
@@ -237,7 +244,7 @@ interface Visit {
  * bounded: a page that never answers is closed, recorded as incomplete, and the caller goes on
  * with a new page.
  */
-async function visit(page: Page, path: string, run: Visit, onChecked: (checked: CrawlPage) => void, follow: boolean) {
+async function visit(page: Page, path: string, run: Visit, follow: boolean) {
   const bounded = <T>(work: Promise<T>, ms: number) =>
     withTimeout(work, ms, async () => {
       await page.close().catch(() => undefined);
@@ -250,6 +257,7 @@ async function visit(page: Page, path: string, run: Visit, onChecked: (checked: 
   let answered = 0;
   const options: CheckOptions = {
     read: true,
+    narrow: run.options.phone !== false,
     ...run.options,
     onAnswered: (status) => {
       answered = status;
@@ -268,7 +276,6 @@ async function visit(page: Page, path: string, run: Visit, onChecked: (checked: 
   const audit =
     run.options.a11y && ok && !page.isClosed() ? await bounded(run.audit(page, path), 30_000).catch(() => undefined) : undefined;
   const checked: CrawlPage = { path, ...findings, ...(audit ? { a11y: audit } : {}) };
-  onChecked(checked);
   const links =
     linksBefore ?? (follow && ok && !page.isClosed() ? await bounded(linksOf(page, run.baseUrl), 10_000).catch(() => [] as string[]) : []);
   return { checked, links };
@@ -305,11 +312,13 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
     return true;
   };
   const run: Visit = { baseUrl, options, pageTimeoutMs, audit: auditor(options), navigate };
+  const phone = phoneContext(session, options.storageState);
 
   await session.withPage(async (firstPage, context) => {
     let spare: Page | undefined = firstPage;
     const worker = async () => {
       let page = spare ?? (await context.newPage());
+      let phonePage: Page | undefined;
       spare = undefined;
       while (!options.signal?.aborted) {
         const path = frontier.take();
@@ -322,7 +331,13 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
         frontier.active += 1;
         const from = frontier.linkedFrom(path);
         const followThis = follow || (!options.shard && (alsoPaths.has(path) || from !== undefined));
-        const { checked, links } = await visit(page, path, run, (done) => frontier.pages.push(done), followThis);
+        let { checked, links } = await visit(page, path, run, followThis);
+        if (checked.narrow?.length && checked.status > 0 && checked.status < 400 && !options.signal?.aborted) {
+          phonePage ??= await phone.page().catch(() => undefined);
+          if (phonePage) checked = { ...checked, ...(await checkOnPhone(phonePage, checked, options, pageTimeoutMs)) };
+          if (phonePage?.isClosed()) phonePage = undefined;
+        }
+        frontier.pages.push(checked);
         if (from) checked.linkedFrom = from;
         frontier.add(links, path);
         // Only failing pages are located; the page is not needed (sources, and scripts fetched again).
@@ -332,10 +347,35 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
         if (page.isClosed()) page = await context.newPage();
       }
     };
-    await Promise.all(Array.from({ length: concurrency }, worker));
+    try {
+      await Promise.all(Array.from({ length: concurrency }, worker));
+    } finally {
+      await phone.close();
+    }
   }, withState(options.storageState));
   const pages = frontier.pages.sort((a, b) => a.path.localeCompare(b.path));
   return { source, discovered: frontier.discovered, pages, skipped: frontier.skipped, ms: Date.now() - started };
+}
+
+/** The phone's context of one crawl: made when a first page needs it (its pages, one per worker, are made in it). */
+function phoneContext(session: BrowserSession, storageState: string | undefined) {
+  let opened: Promise<{ context: BrowserContext; page: Page }> | undefined;
+  let first = true;
+  return {
+    async page(): Promise<Page> {
+      opened ??= session.openContext(withState(storageState, PHONE));
+      const { context, page } = await opened;
+      if (first) {
+        first = false;
+        return page;
+      }
+      return context.newPage();
+    },
+    async close(): Promise<void> {
+      const pair = await opened?.catch(() => undefined);
+      await pair?.context.close().catch(() => undefined);
+    },
+  };
 }
 
 /** The kind of a page, by its path's pattern: "/en/articles/x/" → "/en/articles/*\/". */

@@ -121,6 +121,10 @@ export interface PageFindings {
   actions?: ActionsOutcome;
   /** The classes (".a") and ids ("#b") of the page's elements once it settled, when asked. */
   tokens?: string[];
+  /** What only a narrow screen shows on the page (when asked: `narrow`), the reasons to check it on a phone too. */
+  narrow?: string[];
+  /** The page's check on the phone, when it had one: why, and what it cost. */
+  phone?: { reason: string; ms: number; incomplete?: string; phoneStatus?: number };
 }
 
 export interface CheckOptions {
@@ -143,6 +147,8 @@ export interface CheckOptions {
    * page's first in-site link, only on a site with `<ClientRouter />`.
    */
   follow?: string[] | "first";
+  /** Also read what only a narrow screen shows on the page (`narrow`: why it needs a check on a phone). */
+  narrow?: boolean;
   /** Told the document's status as soon as it answered (a crawl keeps it when the check runs out of time later). */
   onAnswered?: (status: number) => void;
   /** A saved login (Playwright's storage-state file) the check's context opens with, when the file exists. */

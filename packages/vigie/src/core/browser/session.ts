@@ -192,6 +192,14 @@ export class BrowserSession {
   }
 
   /**
+   * A context of its own with one page (the session's watches installed), for a check that
+   * needs a second look in other conditions (a crawl's pages on a phone); the caller closes it.
+   */
+  async openContext(options: BrowserContextOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
+    return this.#makePair(options);
+  }
+
+  /**
    * Runs `check` on a warm page that shows what a reader arriving now would see: a page kept
    * from an earlier check (its renderer process and compiled scripts stay warm) only once it
    * was wiped of everything that check left that could change a page: its scripts stopped

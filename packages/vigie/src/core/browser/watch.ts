@@ -25,6 +25,7 @@ import {
   waitForQuiet,
 } from "./readers.ts";
 import { type Collector, collect } from "./recorders.ts";
+import { narrowScreenReasons } from "./viewports.ts";
 
 /** How long the page may take to settle after each action. */
 const ACTION_SETTLE_MS = 3000;
@@ -44,6 +45,7 @@ interface Acted {
   navigations: Navigation[];
   /** The page's islands, read before any navigation took the check to another page. */
   islands?: IslandsSnapshot;
+  narrow?: string[];
 }
 
 /**
@@ -144,8 +146,15 @@ async function act(
   const tokens = options.tokens && !page.isClosed() ? await elementTokens(page) : undefined;
   // The islands of this page, read before a navigation leaves it: never another page's.
   const islands = options.read && !page.isClosed() ? await snapshotIslands(page) : undefined;
+  const narrow = options.narrow && answered && !page.isClosed() ? await narrowScreenReasons(page) : undefined;
   const navigations = options.follow && !page.isClosed() && answered ? await navigate(page, collector, options, options.follow) : [];
-  return { ...(actions ? { actions } : {}), ...(tokens ? { tokens } : {}), ...(islands ? { islands } : {}), navigations };
+  return {
+    ...(actions ? { actions } : {}),
+    ...(tokens ? { tokens } : {}),
+    ...(islands ? { islands } : {}),
+    ...(narrow?.length ? { narrow } : {}),
+    navigations,
+  };
 }
 
 /** Faults from the start of action `n` on are that action's; after each, the page settles. */
@@ -167,7 +176,7 @@ async function conclude(
   collector: Collector,
   options: CheckOptions,
   { status, redirectedTo, incomplete }: Loaded,
-  { actions, tokens, navigations, islands: snapshot }: Acted,
+  { actions, tokens, navigations, islands: snapshot, narrow }: Acted,
 ): Promise<PageFindings> {
   // Read side by side: one round trip to the page rather than five.
   const [mermaid, overlay, title, icons, laterNotes] = await Promise.all([
@@ -200,6 +209,7 @@ async function conclude(
     ...(redirectedTo ? { redirectedTo } : {}),
     ...(actions ? { actions } : {}),
     ...(tokens ? { tokens } : {}),
+    ...(narrow ? { narrow: narrow.slice(0, 3) } : {}),
   };
 }
 

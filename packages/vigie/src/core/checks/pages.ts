@@ -8,7 +8,7 @@ import type { PageFault } from "../browser/faults.ts";
 import type { BrowserSession } from "../browser/session.ts";
 import type { Fingerprints } from "../changes/fingerprints.ts";
 import { recordPages } from "../changes/pages.ts";
-import { storageStateOf, type VigieConfig } from "../config.ts";
+import { checksPhone, storageStateOf, type VigieConfig } from "../config.ts";
 import { readDevPort } from "../devServer/index.ts";
 import { servedFile } from "../files.ts";
 import { type FailureCause, failureCauses, faultsWithCauses } from "../production/pageCauses.ts";
@@ -77,6 +77,7 @@ export async function crawlSitePages(site: Site, options: SiteCrawlOptions): Pro
     // Each failing page's findings point at their source file and line where it can be known.
     sourceRoot: site.project.root,
     storageState: storageStateOf(site.project, config),
+    phone: checksPhone(config),
     onProgress: options.onProgress,
   });
   const log = options.serverLog ?? (isOwnDevServer(site, pagesUrl) ? devLog(site.project) : undefined);
