@@ -218,6 +218,7 @@ class Frontier {
 
 /** A page's findings when its check threw or ran out of time: the status it answered with, when it did. */
 function unchecked(url: string, error: Error, answered = 0): PageFindings {
+  const why = error.message.split("\n")[0] ?? "check failed";
   return {
     url,
     status: answered,
@@ -225,7 +226,9 @@ function unchecked(url: string, error: Error, answered = 0): PageFindings {
     warnings: [],
     failedRequests: [],
     mermaid: [],
-    incomplete: error.message.split("\n")[0] ?? "check failed",
+    incomplete: why,
+    // It answered: the check, not the page, stopped short; what it would have found is not known.
+    ...(answered ? { interrupted: why } : {}),
   };
 }
 

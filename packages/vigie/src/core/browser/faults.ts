@@ -50,9 +50,9 @@ const REACT_ERRORS: Record<string, string> = {
   "310": "Rendered more hooks than during the previous render",
 };
 
-/** React (its production codes and its dev words), Vue and Svelte telling that the server's HTML and the client's render differ. */
+/** React (its production codes and its dev words), Vue, Svelte, Preact (dev) and Solid (dev) telling that the server's HTML and the client's render differ. */
 const HYDRATION =
-  /Minified React error #(41[89]|42[1-5])\b|Hydration failed because|didn't match the client|Text content does not match|Hydration (?:node|text|text content|children|attribute|class|style) mismatch|Hydration completed but contains mismatches|hydration_mismatch|hydration mismatch/i;
+  /Minified React error #(41[89]|42[1-5])\b|Hydration failed because|didn't match the client|Text content does not match|Hydration (?:node|text|text content|children|attribute|class|style) mismatch|Hydration completed but contains mismatches|hydration_(?:mismatch|html_changed|attribute_changed)|hydration mismatch|SSR'd HTML containing different DOM-nodes|Unable to find DOM nodes for hydration key/i;
 
 /** A React production error's code decoded into React's words; other messages as they are. */
 export function decodeReactError(message: string): string {

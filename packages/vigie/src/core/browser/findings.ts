@@ -115,6 +115,8 @@ export interface PageFindings {
   navigations?: Navigation[];
   /** Set when a wait ran out: what was still pending. */
   incomplete?: string;
+  /** Set when the page answered but its check was cut short (it ran out of time): why. */
+  interrupted?: string;
   /** The path the document ended on when the server redirected it elsewhere. */
   redirectedTo?: string;
   /** The actions run after the load, when asked: how many ran, and the one that could not. */

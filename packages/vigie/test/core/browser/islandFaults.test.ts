@@ -9,12 +9,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import type { VigieError } from "../../../src/core/answer.ts";
 import { crawlSite } from "../../../src/core/browser/crawl.ts";
 import { pageFaults } from "../../../src/core/browser/faults.ts";
 import { faultText } from "../../../src/core/browser/faultView.ts";
 import { checkJsErrors } from "../../../src/core/browser/jsErrors.ts";
 import { BrowserSession } from "../../../src/core/browser/session.ts";
 import { differsOnPhone, mediaMatches } from "../../../src/core/browser/viewports.ts";
+import { checksPhone, loadConfig } from "../../../src/core/config.ts";
+import { projectAt } from "../../../src/core/project.ts";
 import { type PageServer, startPageServer } from "../../support/pages.ts";
 
 const session = new BrowserSession({ idleMs: 5_000 });
@@ -199,6 +202,28 @@ describe("the screens readers use", () => {
       pageFaults(byPath.get("/phone-css/") ?? { url: "", status: 0, errors: [], warnings: [], failedRequests: [], mermaid: [] }),
       [],
     );
+  });
+
+  test("vigie.config.json's viewports: phone by default, turned off by naming desktop alone, a clear error otherwise", () => {
+    const load = (viewports: unknown) => {
+      const dir = mkdtempSync(join(tmpdir(), "vigie-viewports-"));
+      try {
+        writeFileSync(join(dir, "package.json"), "{}");
+        writeFileSync(join(dir, "vigie.config.json"), JSON.stringify(viewports === undefined ? {} : { viewports }));
+        return checksPhone(loadConfig(projectAt(dir)));
+      } catch (error) {
+        const { message, hint } = error as VigieError;
+        return `${message} | ${hint}`;
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    };
+    assert.equal(load(undefined), true);
+    assert.equal(load(["desktop", "phone"]), true);
+    assert.equal(load(["desktop"]), false);
+    assert.match(String(load(["tablet"])), /^vigie\.config\.json: viewports\.0: a viewport is "desktop" or "phone" \| Fix viewports\.0/);
+    assert.match(String(load(["phone"])), /viewports: every page is checked on "desktop"/);
+    assert.match(String(load([])), /viewports: name at least "desktop"/);
   });
 
   test("phone: false leaves every page to the desktop", async () => {

@@ -275,6 +275,49 @@ describe("crawl", () => {
     assert.equal(judged(context(), page({ status: 0 })).findings[0]?.message, "no answer");
   });
 
+  test("unsure findings warn and say why; a phone's fault says its viewport; a check cut short on a page that answered warns", () => {
+    const { findings, line } = judged(
+      context(),
+      page({
+        errors: [
+          { message: "Uncaught Minified React error #418; visit https://react.dev/errors/418", count: 1, frames: [], islands: ["A", "B"] },
+          { message: "Uncaught phone only failed", count: 1, frames: [], viewport: "phone" },
+        ],
+        interrupted: "Timed out after 53000 ms",
+      }),
+    );
+    assert.deepEqual(
+      findings.map((f) => [f.rule, f.severity, f.viewport, f.message]),
+      [
+        [
+          "hydration",
+          "warn",
+          undefined,
+          "React error #418: Hydration failed because the server rendered HTML didn't match the client in one of the islands A, B (vigie cannot tell which)",
+        ],
+        ["page-error", "fail", "phone 390×844", "(phone 390×844) Uncaught phone only failed"],
+        [
+          "check-interrupted",
+          "warn",
+          undefined,
+          "the page answered (HTTP 200) but its check did not finish (Timed out after 53000 ms): its faults, if any, are not known",
+        ],
+      ],
+    );
+    assert.equal(line.ok, false);
+    assert.equal(
+      judged(
+        context(),
+        page({
+          errors: [findings[0] && { message: "Uncaught Minified React error #418", count: 1, frames: [], islands: ["A", "B"] }].filter(
+            (e) => e !== undefined,
+          ),
+        }),
+      ).line.ok,
+      true,
+    );
+  });
+
   test("a11y: serious and critical fail, moderate warns and leaves the page ok, minor is no finding; failOn is the config's", () => {
     const violation = (id: string, impact: "minor" | "moderate" | "serious" | "critical") => ({
       id,

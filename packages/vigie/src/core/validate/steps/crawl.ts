@@ -45,6 +45,18 @@ function faultFinding(ctx: ValidateContext, page: CrawlPage, fault: SiteFault): 
   };
 }
 
+/** A page that answered but whose check was cut short: vigie does not know what it would have found. */
+function interruptedFinding(ctx: ValidateContext, page: CrawlPage, why: string): Finding {
+  return {
+    severity: "warn",
+    tool: ctx.tool("browser_crawl"),
+    rule: "check-interrupted",
+    page: page.path,
+    message: `the page answered (HTTP ${page.status}) but its check did not finish (${why}): its faults, if any, are not known`,
+    fix: `Check the page with ${ctx.tool("browser_js_errors")}.`,
+  };
+}
+
 function a11yFinding(ctx: ValidateContext, page: CrawlPage, violation: Violation, fail: boolean): Finding {
   const origin = originOf({ rule: violation.id, page: page.path, target: violation.target }, violation.within ?? [], ctx.site.settings);
   // Images are found back in the sources by their src: the first one located.
@@ -73,6 +85,7 @@ export function judgePage(ctx: ValidateContext, { page, faults, linkedFrom }: Cr
   const linking = (fault: SiteFault) => (fault.rule === "broken-link" && linkedFrom ? { ...page, path: linkedFrom } : page);
   const findings = [
     ...faults.map((fault) => faultFinding(ctx, linking(fault), fault)),
+    ...(page.interrupted ? [interruptedFinding(ctx, page, page.interrupted)] : []),
     ...a11yFaults.map((violation) => a11yFinding(ctx, page, violation, failOn.has(violation.impact))),
   ];
   const ok = !faults.some((fault) => !fault.unsure) && !a11yFaults.some((v) => failOn.has(v.impact));
