@@ -52,7 +52,9 @@ function recordMessages(options: CheckOptions) {
   }) => {
     // Console styling ("%c" and its CSS arguments, as Svelte writes its warnings) is not the message.
     const raw = message.text();
-    const text = raw.includes("%c") ? raw.replace(/%c/g, "").replace(/(?:\s+(?:font-weight|color|font-style): [\w#-]+;?)+\s*\S*$/, "") : raw;
+    const text = raw.includes("%c")
+      ? raw.replace(/%c/g, "").replace(/(?:\s+(?:font-weight|color|font-style): [\w#-]+;?)+\s*\S*$/, "")
+      : raw;
     // A framework's hydration mismatch warning (Svelte's, Vue's) is a fault, whether warnings are kept or not.
     const type = message.type() === "warning" && isHydrationError({ message: text }) ? "error" : message.type();
     if (type !== "error" && !(options.warnings && type === "warning")) return;

@@ -293,7 +293,7 @@ describe("crawl", () => {
           "hydration",
           "warn",
           undefined,
-          "React error #418: Hydration failed because the server rendered HTML didn't match the client in one of the islands A, B (vigie cannot tell which)",
+          "Uncaught React error #418: Hydration failed because the server rendered HTML didn't match the client in one of the islands A, B (vigie cannot tell which)",
         ],
         ["page-error", "fail", "phone 390×844", "(phone 390×844) Uncaught phone only failed"],
         [
@@ -305,17 +305,9 @@ describe("crawl", () => {
       ],
     );
     assert.equal(line.ok, false);
-    assert.equal(
-      judged(
-        context(),
-        page({
-          errors: [findings[0] && { message: "Uncaught Minified React error #418", count: 1, frames: [], islands: ["A", "B"] }].filter(
-            (e) => e !== undefined,
-          ),
-        }),
-      ).line.ok,
-      true,
-    );
+    // Only unsure findings: the page is not failing.
+    const unsure = { message: "Uncaught Minified React error #418", count: 1, frames: [], islands: ["A", "B"] };
+    assert.equal(judged(context(), page({ errors: [unsure] })).line.ok, true);
   });
 
   test("a11y: serious and critical fail, moderate warns and leaves the page ok, minor is no finding; failOn is the config's", () => {
