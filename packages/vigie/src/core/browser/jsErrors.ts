@@ -1,8 +1,10 @@
 import { withTimeout } from "../wait.ts";
 import type { CheckOptions, PageFindings } from "./findings.ts";
 import { locateFindings } from "./locate.ts";
+import { checkOnPhone } from "./phone.ts";
 import type { BrowserSession } from "./session.ts";
 import { withState } from "./state.ts";
+import { PHONE } from "./viewports.ts";
 import { checkPage } from "./watch.ts";
 
 export interface JsErrorsOptions extends CheckOptions {
@@ -12,15 +14,24 @@ export interface JsErrorsOptions extends CheckOptions {
    * given the source file and line it comes from (or why that cannot be known).
    */
   sourceRoot?: string;
+  /** Also check on a phone a page that shows something only a narrow screen shows. Default true. */
+  phone?: boolean;
 }
 
 /** js_errors: one page in a clean warm page, every runtime fault, each pointing at its source when asked. */
 export async function checkJsErrors(session: BrowserSession, url: string, options: JsErrorsOptions = {}): Promise<PageFindings> {
-  const findings = await session.withCleanPage(async (page) => {
-    return withTimeout(checkPage(page, url, { read: true, ...options }), options.timeoutMs ?? 45_000, async () => {
+  const timeoutMs = options.timeoutMs ?? 45_000;
+  const desktop = await session.withCleanPage(async (page) => {
+    return withTimeout(checkPage(page, url, { read: true, narrow: options.phone !== false, ...options }), timeoutMs, async () => {
       await page.close().catch(() => undefined);
     });
   }, withState(options.storageState));
+  const answered = desktop.status > 0 && desktop.status < 400;
+  // A page that shows something only on narrow screens: looked at again on a phone.
+  const findings =
+    desktop.narrow?.length && answered
+      ? await session.withCleanPage((page) => checkOnPhone(page, desktop, options, timeoutMs), withState(options.storageState, PHONE))
+      : desktop;
   return options.sourceRoot ? locateInTime(findings, options.sourceRoot) : findings;
 }
 

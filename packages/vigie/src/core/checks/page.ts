@@ -10,7 +10,7 @@ import { checkJsErrors, locateInTime } from "../browser/jsErrors.ts";
 import type { BrowserSession } from "../browser/session.ts";
 import { saveState, withState } from "../browser/state.ts";
 import { checkPage } from "../browser/watch.ts";
-import { storageStateOf, type VigieConfig } from "../config.ts";
+import { checksPhone, storageStateOf, type VigieConfig } from "../config.ts";
 import { causeLines, failureCauses, faultsWithCauses } from "../production/pageCauses.ts";
 import { devLog } from "../production/serverErrors.ts";
 import { builtDirs, type Site } from "../site.ts";
@@ -69,6 +69,7 @@ function checkClean(site: Site, options: SitePageOptions): Promise<PageFindings>
   return checkJsErrors(options.session, options.url, {
     warnings: options.warnings ?? false,
     sourceRoot: site.project.root,
+    phone: checksPhone(options.config),
     ...(options.follow?.length ? { follow: options.follow } : {}),
     ...(options.actions?.length ? { actions: options.actions } : {}),
     ...(storageState ? { storageState } : {}),
