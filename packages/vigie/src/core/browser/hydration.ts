@@ -8,11 +8,17 @@
 // report, Svelte right after its warning, Vue while it hydrates). One island: it is that one;
 // several: the message names them all, and vigie says it cannot tell which.
 import type { Page } from "playwright-core";
+import { parseStack } from "../source/stacks.ts";
 import type { PageError } from "./findings.ts";
 
 /** What the watch noted of one message: its first line, and the islands it may come from (their names). */
 export interface MessageIslands {
   text: string;
+  /**
+   * For a console message: the stack of the code that wrote it. The watch's own function is
+   * what the browser then names as the message's place, so the place is taken from here.
+   */
+  stack?: string;
   /** Islands in the middle of hydrating when the message came. */
   hydrating: string[];
   /** Islands whose DOM changed in the same turn as the message. */
@@ -20,7 +26,7 @@ export interface MessageIslands {
 }
 
 /** Messages the watch keeps per document. */
-const MAX_NOTES = 50;
+const MAX_NOTES = 200;
 
 export const HYDRATION_WATCH = `(() => {
   const key = Symbol.for("vigie.hydrationWatch");
@@ -62,10 +68,11 @@ export const HYDRATION_WATCH = `(() => {
   });
   const start = () => observer.observe(document, { childList: true, subtree: true, characterData: true, attributes: true });
   start();
-  const record = (text) => {
+  const record = (text, stack) => {
     if (notes.length >= ${MAX_NOTES}) return;
     note(observer.takeRecords());
     const entry = { text: String(text).split("\\n")[0].slice(0, 200), hydrating: [...hydrating].map(nameOf), changed: new Set([...changed].map(nameOf)) };
+    if (stack) entry.stack = stack;
     notes.push(entry);
     waiting.push(entry);
   };
@@ -73,7 +80,8 @@ export const HYDRATION_WATCH = `(() => {
   for (const level of ["error", "warn"]) {
     const original = console[level];
     console[level] = function () {
-      try { record(join(arguments)); } catch {}
+      // The stack of the caller: the frames below this function's own.
+      try { record(join(arguments), String(new Error().stack || "").split("\\n").slice(2, 7).join("\\n")); } catch {}
       return original.apply(this, arguments);
     };
     console[level].toString = () => original.toString();
@@ -110,10 +118,15 @@ export const HYDRATION_WATCH = `(() => {
 export async function messageIslands(page: Page): Promise<MessageIslands[]> {
   return page
     .evaluate(() => {
-      const notes = (window as unknown as Record<symbol, { text: string; hydrating: string[]; changed: Set<string> }[] | undefined>)[
-        Symbol.for("vigie.hydrationWatch")
-      ];
-      return (notes ?? []).map((note) => ({ text: note.text, hydrating: note.hydrating, changed: [...note.changed] }));
+      const notes = (
+        window as unknown as Record<symbol, { text: string; hydrating: string[]; changed: Set<string>; stack?: string }[] | undefined>
+      )[Symbol.for("vigie.hydrationWatch")];
+      return (notes ?? []).map((note) => ({
+        text: note.text,
+        hydrating: note.hydrating,
+        changed: [...note.changed],
+        ...(note.stack ? { stack: note.stack } : {}),
+      }));
     })
     .catch(() => []);
 }
@@ -150,4 +163,32 @@ function pick({ hydrating, changed }: MessageIslands): string[] {
   const both = unique(hydrating.filter((name) => changed.includes(name)));
   if (both.length) return both;
   return unique(changed.length ? changed : hydrating);
+}
+
+/**
+ * Gives back their place to console errors the browser placed nowhere (the watch's function
+ * wrote them, on the page's behalf): the frames of the code that called it, from the watch's
+ * note of the same message.
+ */
+export function restorePlaces(errors: PageError[], notes: readonly MessageIslands[]): void {
+  for (const error of errors) {
+    if (error.at || error.frames.length) continue;
+    const key = keyOf(error.message);
+    const note = notes.find((one) => one.stack && keyOf(one.text) === key);
+    const frames = parseStack(note?.stack).filter((frame) => /^https?:/.test(frame.url));
+    const [top] = frames;
+    if (!top) continue;
+    error.frames = frames.slice(0, 4);
+    error.at = `${top.url.replace(/^https?:\/\/[^/]+/, "")}:${top.line}`;
+  }
+}
+
+/** The same for console warnings, kept as lines: `text (place)` when the line names no place. */
+export function restoreWarningPlaces(warnings: string[], notes: readonly MessageIslands[]): string[] {
+  return warnings.map((line) => {
+    if (/ \(\/[^)]*:\d+\)$/.test(line)) return line;
+    const note = notes.find((one) => one.stack && keyOf(one.text) === keyOf(line));
+    const top = parseStack(note?.stack).find((frame) => /^https?:/.test(frame.url));
+    return top ? `${line} (${top.url.replace(/^https?:\/\/[^/]+/, "")}:${top.line})` : line;
+  });
 }

@@ -7,7 +7,7 @@ import type { ActionsOutcome } from "../actions.ts";
 import { clip } from "../answer.ts";
 import { type RunHooks, runActions } from "./actions.ts";
 import type { CheckOptions, Navigation, PageError, PageFindings } from "./findings.ts";
-import { messageIslands } from "./hydration.ts";
+import { messageIslands, restorePlaces, restoreWarningPlaces } from "./hydration.ts";
 import { type IslandsSnapshot, judgeIslands, readPage, snapshotIslands } from "./islands.ts";
 import { navigate } from "./navigate.ts";
 import {
@@ -184,8 +184,8 @@ async function conclude(
     devErrorPage(page, status),
     page.title().catch(() => undefined),
     declaredIcons(page),
-    // Messages that came after the islands were read (after a navigation that swapped the page).
-    snapshot && navigations.length ? messageIslands(page) : Promise.resolve([]),
+    // What the watch noted of the page's messages since the islands were read (or ever).
+    messageIslands(page),
   ]);
   const seen = collector.stop((failed) => isUndeclaredFavicon(failed, icons));
   const devError = overlay && ownDevError(status, url, seen.failedRequests, overlay) ? overlay.error : undefined;
@@ -193,6 +193,8 @@ async function conclude(
   // Without a snapshot (the check stopped early), the islands are read now, unless the page never
   // answered: the document in the page may then still be the one checked before.
   const read = snapshot ?? (options.read && status > 0 && !page.isClosed() ? await snapshotIslands(page) : undefined);
+  // Console errors written through the watch get back the place of the code that wrote them.
+  restorePlaces(errors, [...(read?.notes ?? []), ...laterNotes]);
   const islands = read ? judgeIslands(read, errors, laterNotes) : [];
   return {
     url,
@@ -201,7 +203,7 @@ async function conclude(
     errors,
     ...(islands.length ? { islands } : {}),
     ...(navigations.length ? { navigations } : {}),
-    warnings: seen.warnings,
+    warnings: restoreWarningPlaces(seen.warnings, [...(read?.notes ?? []), ...laterNotes]),
     failedRequests: seen.failedRequests,
     mermaid,
     ...(devError ? { devError } : {}),

@@ -103,6 +103,11 @@ before(async () => {
   root = mkdtempSync(join(tmpdir(), "vigie-island-faults-"));
   mkdirSync(join(root, "src", "components"), { recursive: true });
   server.routes.set("/_astro/framework.js", { type: "text/javascript", body: FRAMEWORK });
+  server.routes.set("/console.js", {
+    type: "text/javascript",
+    body: 'console.error("written from a script");\nconsole.warn("warned from a script");',
+  });
+  server.routes.set("/console/", { body: html('<script src="/console.js"></script>') });
   for (const [name, body] of Object.entries(MODULES)) {
     writeFileSync(join(root, "src", "components", `${name}.js`), `${body}\nexport default function ${name}() {}\n`);
     server.routes.set(`/src/components/${name}.js`, { type: "text/javascript", body: `${body}\nexport default function ${name}() {}\n` });
@@ -230,6 +235,17 @@ describe("the screens readers use", () => {
     const result = await crawlSite(session, server.url, { paths: ["/phone-island/"], phone: false });
     assert.equal(result.pages[0]?.phone, undefined);
     assert.deepEqual(pageFaults(result.pages[0] ?? { url: "", status: 0, errors: [], warnings: [], failedRequests: [], mermaid: [] }), []);
+  });
+});
+
+describe("the watch in the page", () => {
+  test("a console error and warning written through it keep the place of the code that wrote them", async () => {
+    const findings = await checkJsErrors(session, `${server.url}/console/`, { warnings: true });
+    assert.deepEqual(
+      findings.errors.map(({ message, at, frames }) => ({ message, at, url: frames[0]?.url.replace(server.url, "") })),
+      [{ message: "written from a script", at: "/console.js:1", url: "/console.js" }],
+    );
+    assert.deepEqual(findings.warnings, ["warned from a script (/console.js:2)"]);
   });
 });
 
