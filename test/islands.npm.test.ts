@@ -392,6 +392,7 @@ describe("the vigie package on a site with React, Preact, Solid, Vue and Svelte 
     assert.ok(site);
     const { result, report } = await validateSite(site, "clean.json");
     figure(`islands site: clean validate ${seconds(result.ms)}, ${report.verdict}`);
+    figure(`islands site: clean crawl: ${report.steps?.find((step) => step.name === "crawl")?.summary}`);
     const shown = `${JSON.stringify(report.findings).slice(0, 3000)}\n${result.stdout.slice(-2000)}`;
     assert.ok(report.verdict === "PASS" || report.verdict === "WARN", shown);
     assert.deepEqual(
@@ -412,6 +413,7 @@ describe("the vigie package on a site with React, Preact, Solid, Vue and Svelte 
     site.write("src/pages/about.astro", page("About", "", `<p>Back <a href="/">home</a>. ${links}</p>`));
     const { result, report } = await validateSite(site, "faults.json");
     figure(`islands site: validate with ${FAULTS.length} faults ${seconds(result.ms)}`);
+    figure(`islands site: crawl with faults: ${report.steps?.find((step) => step.name === "crawl")?.summary}`);
     const failing = (report.findings as Finding[]).filter((finding) => finding.severity === "fail");
     const shown = JSON.stringify(failing, null, 1).slice(0, 6000);
     assert.equal(report.verdict, "FAIL", shown);

@@ -336,8 +336,14 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
         const followThis = follow || (!options.shard && (alsoPaths.has(path) || from !== undefined));
         let { checked, links } = await visit(page, path, run, followThis);
         if (checked.narrow?.length && checked.status > 0 && checked.status < 400 && !options.signal?.aborted) {
+          // What the phone costs this page: its check, and the phone's context or page when this is the first.
+          const opening = Date.now();
           phonePage ??= await phone.page().catch(() => undefined);
-          if (phonePage) checked = { ...checked, ...(await checkOnPhone(phonePage, checked, options, pageTimeoutMs)) };
+          if (phonePage) {
+            const opened = Date.now() - opening;
+            checked = { ...checked, ...(await checkOnPhone(phonePage, checked, options, pageTimeoutMs)) };
+            if (checked.phone) checked.phone.ms += opened;
+          }
           if (phonePage?.isClosed()) phonePage = undefined;
         }
         frontier.pages.push(checked);

@@ -146,10 +146,14 @@ export const crawlStep: Step = {
     // After a crawl of the whole build (not a share of it): the record the next --changed compares with.
     if (!givenUrl(ctx) && production && !options.shard) recordCrawl(ctx.site, pages, result.pages, { unaffected: choice?.unaffected });
     const failing = pages.filter((page) => !page.ok).length;
+    const phoned = result.pages.flatMap((page) => (page.phone ? [page.phone.ms] : []));
+    const phone = phoned.length
+      ? `; ${phoned.length} also on a phone (+${(phoned.reduce((sum, ms) => sum + ms, 0) / 1000).toFixed(1)} s)`
+      : "";
     const source = choice ? `${choice.why}` : result.source;
     return {
       status: failing ? "fail" : "ok",
-      summary: `${result.pages.length} pages (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}${onDevServer(ctx) ? `; ${ctx.site.rendering.serveNote}` : ""}`,
+      summary: `${result.pages.length} pages (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}${phone}${onDevServer(ctx) ? `; ${ctx.site.rendering.serveNote}` : ""}`,
       findings: judged.flatMap(({ findings }) => findings),
       pages,
       screenshots: await screenshotFailing(ctx, pagesUrl, result.pages),
