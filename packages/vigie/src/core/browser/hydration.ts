@@ -66,8 +66,8 @@ export const HYDRATION_WATCH = `(() => {
     for (const entry of waiting) for (const island of changed) entry.changed.add(nameOf(island));
     waiting = [];
   });
+  // Only a page with islands is observed: from the moment Astro defines <astro-island>.
   const start = () => observer.observe(document, { childList: true, subtree: true, characterData: true, attributes: true });
-  start();
   const record = (text, stack) => {
     if (notes.length >= ${MAX_NOTES}) return;
     note(observer.takeRecords());
@@ -92,6 +92,7 @@ export const HYDRATION_WATCH = `(() => {
   const define = CustomElementRegistry.prototype.define;
   CustomElementRegistry.prototype.define = function (name, constructor, options) {
     if (name === "astro-island" && typeof constructor === "function") {
+      start();
       const Island = constructor;
       constructor = class extends Island {
         constructor() {
