@@ -47,10 +47,12 @@ export function mergePhone(desktop: PageFindings, phone: PageFindings, reason: s
   const islands = desktop.islands?.map((island, index) => {
     const there = phone.islands?.[index];
     if (island.hydrated || island.fault || !there || there.component !== island.component) return island;
-    if (there.hydrated) return { ...island, note: "hydrated on the phone only (its media query)" };
-    if (!there.fault) return island;
+    // Checked on the phone: what it was there, no longer "not checked".
     const { note: _note, ...rest } = island;
-    return { ...rest, fault: there.fault, viewport: "phone", ...(there.unsure ? { unsure: there.unsure } : {}) };
+    if (there.hydrated) return { ...rest, hydrated: true, viewport: "phone" };
+    if (there.fault) return { ...rest, fault: there.fault, viewport: "phone", ...(there.unsure ? { unsure: there.unsure } : {}) };
+    if (there.note?.includes("threw")) return { ...rest, note: "did not hydrate on the phone: its code threw", viewport: "phone" };
+    return island;
   });
   const status = phone.status >= 400 && desktop.status < 400 ? { phoneStatus: phone.status } : {};
   return {

@@ -196,6 +196,14 @@ describe("the screens readers use", () => {
     assert.equal(fault.viewport, "phone 390×844");
     assert.match(faultText(fault), /^\(phone 390×844\) /);
     assert.match(JSON.stringify(fault.located), /src\/components\/PhoneOnly\.js/);
+    // Checked on the phone: no longer said to be unchecked.
+    assert.deepEqual(
+      page.islands?.map(({ component, note, viewport }) => ({ component, note, viewport })),
+      [
+        { component: "ReactFine", note: undefined, viewport: undefined },
+        { component: "PhoneOnly", note: "did not hydrate on the phone: its code threw", viewport: "phone" },
+      ],
+    );
   });
 
   test("stylesheet rules that show an element on narrow screens: the page is checked on a phone; a page without is not", async () => {
