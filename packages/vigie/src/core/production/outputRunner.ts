@@ -50,6 +50,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  logError(error, "the output server could not start");
+  // Its reason alone: the last lines of this output are what the caller's error shows.
+  process.stderr.write(`[ERROR] the output server could not start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

@@ -23,6 +23,8 @@ export interface VercelRoute {
   headers?: Record<string, string>;
   status?: number;
   continue?: boolean;
+  /** After its rewrite, a destination that is not a file or a function goes on to the next routes. */
+  check?: boolean;
   methods?: string[];
   handle?: string;
   has?: Condition[];
@@ -183,8 +185,15 @@ function matchRoute(route: VercelRoute, state: RouteState): RegExpExecArray | un
   return match;
 }
 
-/** Applies the routes of one phase; a route without `continue` ends it. Its answer when it is a status or a redirect. */
-function applyPhase(routes: VercelRoute[], state: RouteState): { matched: boolean; answer?: VercelAnswer } {
+/**
+ * Applies the routes of one phase; a route without `continue` ends it (a `check` route only
+ * when its destination is found). Its answer when it is a status, a redirect, or what `find` found.
+ */
+function applyPhase(
+  routes: VercelRoute[],
+  state: RouteState,
+  find: (state: RouteState) => VercelAnswer | undefined = () => undefined,
+): { matched: boolean; answer?: VercelAnswer } {
   for (const route of routes) {
     const match = matchRoute(route, state);
     if (!match) continue;
@@ -200,7 +209,9 @@ function applyPhase(routes: VercelRoute[], state: RouteState): { matched: boolea
     const redirect = route.status && route.status >= 300 && route.status < 400;
     if (redirect || (route.status && !route.dest))
       return { matched: true, answer: { kind: "status", status: route.status as number, headers: state.headers } };
-    return { matched: true };
+    const found = route.dest ? find(state) : undefined;
+    if (found) return { matched: true, answer: found };
+    if (!route.check) return { matched: true };
   }
   return { matched: false };
 }
@@ -246,22 +257,17 @@ export function resolveVercel(
     if (original.startsWith("/"))
       return lookup(output, { ...state, pathname: original.split("?")[0] as string }) ?? { kind: "not found", headers: {} };
   }
+  const find = (now: RouteState) => lookup(output, now);
   for (const phase of ["main", "filesystem", "miss"]) {
     // The static files and functions come after the main routes.
-    if (phase === "filesystem") {
-      const found = lookup(output, state);
-      if (found) return found;
-    }
-    const applied = applyPhase(byPhase.get(phase) ?? [], state);
+    const found = phase === "filesystem" ? lookup(output, state) : undefined;
+    if (found) return found;
+    const applied = applyPhase(byPhase.get(phase) ?? [], state, phase === "main" ? undefined : find);
     if (applied.answer) return applied.answer;
-    if (applied.matched && phase !== "main") {
-      const found = lookup(output, state);
-      if (found) return found;
-    }
   }
   state.status = 404;
-  const error = applyPhase(byPhase.get("error") ?? [], state);
-  return (error.matched && lookup(output, state, 404)) || { kind: "not found", headers: state.headers };
+  const error = applyPhase(byPhase.get("error") ?? [], state, (now) => lookup(output, now, 404));
+  return error.answer ?? { kind: "not found", headers: state.headers };
 }
 
 /** A function's handler as a web handler (which also gets the Node request and response, for Node handlers). */

@@ -130,7 +130,10 @@ describe("readRendering", () => {
     assert.equal(rendering.serve, "output");
     assert.equal(rendering.outputKind, "netlify");
     assert.equal(rendering.staticDir, join(root, "dist"));
-    assert.equal(rendering.serveNote, "adapter netlify: its build output (.netlify/ and the publish folder) served offline by vigie as Netlify serves it");
+    assert.equal(
+      rendering.serveNote,
+      "adapter netlify: its build output (.netlify/ and the publish folder) served offline by vigie as Netlify serves it",
+    );
   });
 
   test("an adapter vigie does not know: the dev server, and the note says why", () => {
