@@ -40,6 +40,7 @@ export interface NetlifyOutput {
   headers: { pattern: RegExp; values: Record<string, string> }[];
   functions: NetlifyFunction[];
   edgeFunctions: number;
+  /** The build's pages use Netlify's image CDN (`/.netlify/images`, on by default: only pages with `<Image>` use it). */
   images: boolean;
   netlifyToml: boolean;
 }
@@ -85,6 +86,26 @@ function functionsUnder(dir: string): NetlifyFunction[] {
   });
 }
 
+/** HTML files looked at, at most, for what the pages use. */
+const MAX_PAGES_READ = 500;
+
+/** Whether one of the built pages (the first MAX_PAGES_READ) contains `text`. */
+function pagesMention(publish: string, text: string): boolean {
+  let pages: string[];
+  try {
+    pages = (readdirSync(publish, { recursive: true }) as string[]).filter((path) => path.endsWith(".html")).slice(0, MAX_PAGES_READ);
+  } catch {
+    return false;
+  }
+  return pages.some((path) => {
+    try {
+      return readFileSync(join(publish, path), "utf8").includes(text);
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** The Netlify build of `root` (the project's root) with its publish folder, or undefined when there is no `.netlify/`. */
 export function readNetlifyOutput(root: string, publish: string): NetlifyOutput | undefined {
   const dir = join(root, ".netlify");
@@ -108,7 +129,7 @@ export function readNetlifyOutput(root: string, publish: string): NetlifyOutput 
     headers: headers.flatMap((rule) => (rule.for && rule.values ? [{ pattern: netlifyPattern(rule.for), values: rule.values }] : [])),
     functions: [...functionsUnder(join(dir, "v1", "functions")), ...functionsUnder(join(dir, "functions-internal"))],
     edgeFunctions: Array.isArray(edge?.functions) ? edge.functions.length : 0,
-    images: Boolean(config.images),
+    images: Boolean(config.images) && pagesMention(publish, "/.netlify/images"),
     netlifyToml: existsSync(join(root, "netlify.toml")),
   };
 }
@@ -259,7 +280,7 @@ export async function netlifyServer(output: NetlifyOutput): Promise<(request: In
   const notFound = join(output.publish, "404.html");
   return async (request, response) => {
     const url = requestUrl(request);
-    if (output.images && url.pathname === "/.netlify/images") {
+    if (url.pathname === "/.netlify/images") {
       const original = url.searchParams.get("url") ?? "";
       if (original.startsWith("/") && (await serveAt(server, request, response, new URL(original, url)))) return;
     }

@@ -167,6 +167,11 @@ describe("vigie's offline Netlify server", () => {
     assert.equal((await get(server, "/nope/")).status, 404);
   });
 
+  test("the image CDN's URLs give the original file, unresized", async () => {
+    const image = await get(server, "/.netlify/images?url=%2F_astro%2Fapp.AbCdEfGh.js&w=640");
+    assert.deepEqual([image.status, image.body], [200, "console.log(1);"]);
+  });
+
   test("_redirects: a redirect and a rewrite", async () => {
     const old = await get(server, "/old");
     assert.deepEqual([old.status, old.headers.get("location")], [301, "/about/"]);
