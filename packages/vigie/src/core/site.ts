@@ -72,7 +72,7 @@ export function onDemandPaths(site: Site): string[] {
 
 /** The build's folders (the adapter's build output among them): stack frames in them are built code, not sources. */
 export function builtDirs(site: Site): string[] {
-  return [...new Set([site.staticDir, site.outDir, ...site.rendering.buildDirs])];
+  return [...new Set([site.staticDir, site.outDir, ...(site.rendering.buildDirs ?? [])])];
 }
 
 /** What the report and `vigie doctor` show of the site. */
