@@ -24,7 +24,7 @@ export interface Site {
   readonly staticDir: string;
   /** The routes of the last build, with their source files; absent without a server build. */
   readonly routes?: SiteRoute[];
-  /** How the build is served: vigie's static server, the adapter's own (`astro preview`), or the dev server. */
+  /** How the build is served: vigie's static server, the adapter's own (`astro preview`), vigie's server of its build output, or the dev server. */
   readonly serve: ServeMode;
   /** The home under the base and each other locale's home: the pages that must answer. */
   readonly critical: string[];
@@ -70,9 +70,9 @@ export function onDemandPaths(site: Site): string[] {
   return routes.map((route) => sitePath(site.settings, `${base}${route.route === "/" ? "/" : `${route.route}/`}`));
 }
 
-/** The build's folders: stack frames in them are built code, not sources. */
+/** The build's folders (the adapter's build output among them): stack frames in them are built code, not sources. */
 export function builtDirs(site: Site): string[] {
-  return [...new Set([site.staticDir, site.outDir])];
+  return [...new Set([site.staticDir, site.outDir, ...(site.rendering.buildDirs ?? [])])];
 }
 
 /** What the report and `vigie doctor` show of the site. */

@@ -4,6 +4,7 @@
 import { existsSync } from "node:fs";
 import type { BrowserSession } from "../browser/session.ts";
 import type { VigieConfig } from "../config.ts";
+import { startOutputServer } from "../production/outputServer.ts";
 import { startPreviewServer } from "../production/previewServer.ts";
 import type { Project } from "../project.ts";
 import { afterBuild, type Site } from "../site.ts";
@@ -140,17 +141,26 @@ export function refreshSite(ctx: ValidateContext): void {
   ctx.site = afterBuild(ctx.site);
 }
 
+/** Starts the server on the build the site's rendering names. */
+function startProduction(ctx: ValidateContext): Promise<ProductionServer> {
+  const { serve, staticDir, base, rendering, outDir } = ctx.site;
+  if (serve === "preview") return startPreviewServer(ctx.project, { base });
+  if (serve === "output" && rendering.outputKind) return startOutputServer(ctx.project, rendering.outputKind, { publish: outDir, base });
+  return serveStatic(staticDir, { base });
+}
+
 /**
  * The server on the build, when there is a build and no server was given; started on first use:
  * vigie's static server on a static build, the adapter's own server (`astro preview`) when it
- * has one; none when it has not (the pages are then checked on the dev server).
+ * has one, vigie's offline server of its build output for Vercel and Netlify; none for an
+ * adapter vigie does not know (the pages are then checked on the dev server).
  */
 export function productionServer(ctx: ValidateContext): Promise<ProductionServer> | undefined {
   if (ctx.production) return ctx.production;
   if (ctx.options.baseUrl || !ctx.built) return undefined;
-  const { serve, staticDir, base } = ctx.site;
+  const { serve, staticDir } = ctx.site;
   if (serve === "dev" || !existsSync(staticDir)) return undefined;
-  ctx.production = serve === "preview" ? startPreviewServer(ctx.project, { base }) : serveStatic(staticDir, { base });
+  ctx.production = startProduction(ctx);
   // The steps that use it see its failure; a run whose steps all skip it must not crash on it.
   ctx.production.catch(() => undefined);
   return ctx.production;

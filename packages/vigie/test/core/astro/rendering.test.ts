@@ -103,10 +103,43 @@ describe("readRendering", () => {
     });
   });
 
-  test("@astrojs/vercel: no local server, the dev server says so", () => {
-    const root = site({ "astro.config.mjs": 'import vercel from "@astrojs/vercel";\nexport default { adapter: vercel() };\n' });
+  test("@astrojs/vercel: its build output served by vigie, the folder counted as built code, what is not served said", () => {
+    const root = site({
+      "astro.config.mjs": 'import vercel from "@astrojs/vercel";\nexport default { adapter: vercel() };\n',
+      ".vercel/output/config.json": JSON.stringify({ version: 3, routes: [{ handle: "filesystem" }], images: { sizes: [640] } }),
+      ".vercel/output/static/index.html": "<html></html>",
+    });
+    const rendering = readRendering({ root } as never);
+    assert.equal(rendering.serve, "output");
+    assert.equal(rendering.outputKind, "vercel");
+    assert.equal(rendering.staticDir, join(root, ".vercel", "output", "static"));
+    assert.deepEqual(rendering.buildDirs, [join(root, ".vercel", "output")]);
+    assert.equal(
+      rendering.serveNote,
+      "adapter vercel: its build output (.vercel/output) served offline by vigie as Vercel serves it; not as deployed: images served unresized (/_vercel/image)",
+    );
+  });
+
+  test("@astrojs/netlify: its build output served by vigie; the publish folder is outDir", () => {
+    const root = site({
+      "astro.config.mjs": 'import netlify from "@astrojs/netlify";\nexport default { adapter: netlify() };\n',
+      ".netlify/v1/config.json": "{}",
+      "dist/index.html": "<html></html>",
+    });
+    const rendering = readRendering({ root } as never);
+    assert.equal(rendering.serve, "output");
+    assert.equal(rendering.outputKind, "netlify");
+    assert.equal(rendering.staticDir, join(root, "dist"));
+    assert.equal(
+      rendering.serveNote,
+      "adapter netlify: its build output (.netlify/ and the publish folder) served offline by vigie as Netlify serves it",
+    );
+  });
+
+  test("an adapter vigie does not know: the dev server, and the note says why", () => {
+    const root = site({ "astro.config.mjs": 'import deno from "@deno/astro-adapter";\nexport default { adapter: deno() };\n' });
     const rendering = readRendering({ root } as never);
     assert.equal(rendering.serve, "dev");
-    assert.equal(rendering.serveNote, "adapter vercel has no local server: pages checked on the dev server");
+    assert.equal(rendering.serveNote, "adapter @deno/astro-adapter is not one vigie knows: pages checked on the dev server");
   });
 });

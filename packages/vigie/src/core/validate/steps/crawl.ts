@@ -98,8 +98,8 @@ export function judgePage(ctx: ValidateContext, { page, faults, linkedFrom }: Cr
   return { findings, line };
 }
 
-/** The build's adapter has no local server: the pages are loaded from the dev server. */
-const onDevServer = (ctx: ValidateContext) => !givenUrl(ctx) && ctx.built && ctx.site.serve === "dev";
+/** The build is not served as deployed (an adapter vigie does not know: the dev server), or by vigie's server of its output: said in the summary. */
+const sayServe = (ctx: ValidateContext) => !givenUrl(ctx) && ctx.built && (ctx.site.serve === "dev" || ctx.site.serve === "output");
 
 /** The server the pages are loaded from: the one given, else the build's static server, else the dev server. */
 export async function pagesUrlOf(ctx: ValidateContext): Promise<string | undefined> {
@@ -153,7 +153,7 @@ export const crawlStep: Step = {
     const source = choice ? `${choice.why}` : result.source;
     return {
       status: failing ? "fail" : "ok",
-      summary: `${result.pages.length} pages (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}${phone}${onDevServer(ctx) ? `; ${ctx.site.rendering.serveNote}` : ""}`,
+      summary: `${result.pages.length} pages (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}${phone}${sayServe(ctx) ? `; ${ctx.site.rendering.serveNote}` : ""}`,
       findings: judged.flatMap(({ findings }) => findings),
       pages,
       screenshots: await screenshotFailing(ctx, pagesUrl, result.pages),
