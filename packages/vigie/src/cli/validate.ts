@@ -30,7 +30,8 @@ const VALIDATE_USAGE = `Usage: vigie validate [options]
   --project DIR     the project to validate (default: the current directory)
 
 On GitHub Actions (GITHUB_ACTIONS=true) it also prints one annotation per failure and warning
-(10 of each, as GitHub shows) and writes the verdict and the findings to the job summary.
+(10 of each, as GitHub shows; with --shard, "vigie merge" prints them) and writes the verdict and
+the findings to the job summary.
 
 Exit codes: 0 PASS or WARN, 1 FAIL (or WARN with --strict), 2 the harness could not run.
 `;
@@ -91,12 +92,16 @@ function writeReports(report: ValidationReport, flags: ReportFlags, root: string
 
 /**
  * On GitHub Actions: the annotations on stdout (workflow commands), and the job summary appended
- * to the file GITHUB_STEP_SUMMARY names.
+ * to the file GITHUB_STEP_SUMMARY names. A shard writes its summary but leaves the annotations
+ * to `vigie merge`, which has every shard's findings (each would otherwise show twice).
  */
 function reportToGitHub(report: ValidationReport, root: string, written: string[]): void {
   if (process.env.GITHUB_ACTIONS !== "true") return;
-  const lines = annotations(report, repositoryPrefix(root));
-  if (lines.length) process.stdout.write(`${lines.join("\n")}\n`);
+  if (report.shard) process.stdout.write("vigie: a shard's findings are annotated by vigie merge\n");
+  else {
+    const lines = annotations(report, repositoryPrefix(root));
+    if (lines.length) process.stdout.write(`${lines.join("\n")}\n`);
+  }
   const summary = process.env.GITHUB_STEP_SUMMARY;
   if (!summary) return;
   try {
