@@ -59,6 +59,7 @@ const PERF: Finding = {
 
 interface SarifResult {
   level: string;
+  message: { text: string };
   locations?: { physicalLocation: { artifactLocation: { uri: string }; region?: object } }[];
   suppressions?: unknown;
   [key: string]: unknown;
@@ -136,6 +137,22 @@ describe("SARIF 2.1.0", () => {
     assert.deepEqual(run.results[4]?.suppressions, [{ kind: "external", status: "accepted", justification: "the theme's markup" }]);
   });
 
+  test("a finding whose source is not known: on the site's config when given (GitHub refuses a result without a location), said so", () => {
+    const placed = toSarif(report, { version: "0.1.0", siteFile: "astro.config.mjs" }) as SarifLog;
+    const results = placed.runs[0]?.results ?? [];
+    assert.ok(
+      results.every((result) => result.locations?.length === 1),
+      "every result has a location",
+    );
+    assert.deepEqual(results[2]?.locations?.[0]?.physicalLocation, {
+      artifactLocation: { uri: "astro.config.mjs", uriBaseId: "%SRCROOT%" },
+      region: { startLine: 1 },
+    });
+    assert.match(results[2]?.message.text ?? "", /\(its source is not known: placed on the site's config\)/);
+    assert.doesNotMatch(results[0]?.message.text ?? "", /placed on/);
+    assert.ok(validateSarif(placed));
+  });
+
   test("a project below the repository's root: paths from the root", () => {
     const nested = toSarif(report, { version: "0.1.0", prefix: "site/" }) as SarifLog;
     const uri = nested.runs[0]?.results[0]?.locations?.[0]?.physicalLocation.artifactLocation.uri;
@@ -196,6 +213,7 @@ describe("workflow annotations", () => {
 describe("vigie merge on GitHub Actions", () => {
   const site = join(temp, "site");
   mkdirSync(site, { recursive: true });
+  writeFileSync(join(site, "astro.config.mjs"), "export default {};\n");
   const reportFile = join(temp, "report.json");
   writeFileSync(reportFile, JSON.stringify(reportOf([MERMAID, IMAGE, A11Y])));
   const run = (args: string[], env: Record<string, string> = {}) =>
@@ -220,7 +238,12 @@ describe("vigie merge on GitHub Actions", () => {
     const summary = readFileSync(summaryFile, "utf8");
     assert.ok(summary.startsWith("earlier step\n## ❌ vigie validate: FAIL"), summary);
     assert.match(summary, /Reports: `.*vigie\.sarif`/);
-    assert.ok(validateSarif(JSON.parse(readFileSync(sarifFile, "utf8"))), JSON.stringify(validateSarif.errors));
+    const log = JSON.parse(readFileSync(sarifFile, "utf8")) as SarifLog;
+    assert.ok(validateSarif(log), JSON.stringify(validateSarif.errors));
+    assert.deepEqual(
+      log.runs[0]?.results.map((result) => result.locations?.[0]?.physicalLocation.artifactLocation.uri),
+      ["src/content/articles/en/mermaid-in-the-browser.mdx", "src/content/articles/fr/budgets-de-performance.mdx", "astro.config.mjs"],
+    );
   });
 
   test("off GitHub Actions: no workflow command", () => {

@@ -2,7 +2,7 @@
 // and humans. Progress goes to stderr (steps and a bar on a terminal, plain lines in
 // CI); the report to stdout and to the files asked for.
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { VigieError } from "../core/answer.ts";
 import { BrowserSession } from "../core/browser/session.ts";
 import { type Project, ProjectNotFoundError } from "../core/project.ts";
@@ -64,6 +64,9 @@ type ReportFlags = FlagValues<typeof REPORT_FLAGS>;
 
 const REPORT_FILES = ["json", "junit", "html", "sarif"] as const;
 
+/** The file a SARIF result is placed on when its source is not known: the site's Astro config, else its package.json. */
+const SITE_FILES = ["astro.config.mjs", "astro.config.ts", "astro.config.js", "astro.config.mts", "astro.config.cjs", "package.json"];
+
 /** Each report file's folder exists: checked before the run, so that a typo does not cost a whole run. */
 function checkReportFolders(flags: ReportFlags): void {
   for (const flag of REPORT_FILES) {
@@ -86,7 +89,11 @@ function writeReports(report: ValidationReport, flags: ReportFlags, root: string
   out("json", () => `${JSON.stringify(report, null, 2)}\n`);
   out("junit", () => toJUnit(report));
   out("html", () => toHtml(report, root));
-  out("sarif", () => `${JSON.stringify(toSarif(report, { version: VIGIE_VERSION, prefix: repositoryPrefix(root) }), null, 2)}\n`);
+  out("sarif", () => {
+    const siteFile = SITE_FILES.find((name) => existsSync(join(root, name)));
+    const log = toSarif(report, { version: VIGIE_VERSION, prefix: repositoryPrefix(root), ...(siteFile ? { siteFile } : {}) });
+    return `${JSON.stringify(log, null, 2)}\n`;
+  });
   return written;
 }
 

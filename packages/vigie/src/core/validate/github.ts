@@ -41,24 +41,32 @@ export interface SarifOptions {
   version: string;
   /** The project's folder from the repository's root (repositoryPrefix). */
   prefix?: string;
+  /**
+   * Where a finding whose source is not known is placed (the site's Astro config, from the
+   * project's root): GitHub's code scanning refuses a whole log with a result that has no location.
+   * Without it such a result has none.
+   */
+  siteFile?: string;
 }
 
-function sarifResult(finding: Finding, rules: Map<string, number>, prefix: string, accepted?: string) {
+/** The location of a finding: its source, else the site's file (said in the message), else none. */
+function locationOf(finding: Finding, prefix: string, siteFile: string | undefined) {
+  const at = sourcePosition(finding.file) ?? (siteFile ? { path: siteFile, line: 1 } : undefined);
+  if (!at) return undefined;
+  const region = at.line ? { region: { startLine: at.line, ...(at.column ? { startColumn: at.column } : {}) } } : {};
+  return { physicalLocation: { artifactLocation: { uri: encodeURI(`${prefix}${at.path}`), uriBaseId: "%SRCROOT%" }, ...region } };
+}
+
+function sarifResult(finding: Finding, rules: Map<string, number>, options: SarifOptions, accepted?: string) {
   const rule = ruleOf(finding);
-  const at = sourcePosition(finding.file);
-  const region = at?.line ? { region: { startLine: at.line, ...(at.column ? { startColumn: at.column } : {}) } } : {};
+  const location = locationOf(finding, options.prefix ?? "", options.siteFile);
+  const placed = !finding.file && location ? " (its source is not known: placed on the site's config)" : "";
   return {
     ruleId: rule,
     ruleIndex: rules.get(rule) ?? 0,
     level: finding.severity === "fail" ? "error" : "warning",
-    message: { text: `${finding.message}${finding.page ? ` (page ${finding.page})` : ""}\nWhat to do: ${finding.fix}` },
-    ...(at
-      ? {
-          locations: [
-            { physicalLocation: { artifactLocation: { uri: encodeURI(`${prefix}${at.path}`), uriBaseId: "%SRCROOT%" }, ...region } },
-          ],
-        }
-      : {}),
+    message: { text: `${finding.message}${finding.page ? ` (page ${finding.page})` : ""}${placed}\nWhat to do: ${finding.fix}` },
+    ...(location ? { locations: [location] } : {}),
     ...(accepted ? { suppressions: [{ kind: "external", status: "accepted", justification: accepted }] } : {}),
     properties: {
       tool: finding.tool,
@@ -111,8 +119,8 @@ export function toSarif(report: ValidationReport, options: SarifOptions): object
           },
         ],
         results: [
-          ...report.findings.map((finding) => sarifResult(finding, rules, prefix)),
-          ...(report.accepted ?? []).map((finding) => sarifResult(finding, rules, prefix, finding.reason)),
+          ...report.findings.map((finding) => sarifResult(finding, rules, options)),
+          ...(report.accepted ?? []).map((finding) => sarifResult(finding, rules, options, finding.reason)),
         ],
         properties: { verdict: report.verdict, durationS: report.durationS },
       },
