@@ -1,4 +1,4 @@
-// vigie as a new user gets it: `npm pack` of packages/vigie, installed with npm into a new
+// vigie as a new user gets it: `npm pack` of packages/vigie (its README, licence and changelog in it), installed with npm into a new
 // minimal Astro site made from registry packages only, then `npx vigie init`, `validate`,
 // `mcp` (listed to the MCP SDK's own client); the agents in the same site are in
 // agents.npm.test.ts. Slow (npm install, a build and a crawl): about 5 minutes on 2 cores.
@@ -37,6 +37,26 @@ describe("the vigie package, installed into a new Astro site", { timeout: 1_200_
   after(() => {
     endAll();
     site?.remove();
+  });
+
+  test("the tarball holds the README, the licence and the changelog, beside the compiled code", async () => {
+    const listing = await run("tar", ["-tvzf", tarball], { cwd: tmpdir(), timeoutMs: 60_000 });
+    assert.equal(listing.code, 0, listing.stderr);
+    const entries = listing.stdout
+      .trim()
+      .split("\n")
+      .map((line) => {
+        const [, , size = "0", , , path = ""] = line.trim().split(/\s+/);
+        return { path: path.replace(/^package\//, ""), size: Number(size) };
+      });
+    const paths = entries.map((entry) => entry.path);
+    for (const file of ["README.md", "LICENSE", "CHANGELOG.md", "package.json", "dist/cli/main.js"])
+      assert.ok(paths.includes(file), `${file} is not in the tarball`);
+    assert.ok(!paths.some((path) => path.endsWith(".test.ts")), "no test file in the tarball");
+    const license = await run("tar", ["-xzOf", tarball, "package/LICENSE"], { cwd: tmpdir(), timeoutMs: 60_000 });
+    assert.match(license.stdout, /^MIT License/);
+    const unpacked = entries.reduce((sum, entry) => sum + entry.size, 0);
+    figure(`tarball contents: ${entries.length} files, ${(unpacked / 1024 / 1024).toFixed(2)} MB unpacked`);
   });
 
   test("the bin runs the compiled package (no TypeScript under node_modules)", async () => {

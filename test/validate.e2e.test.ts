@@ -5,13 +5,19 @@
 // each in a file of its own, with the same verdict (a FAIL fault's finding is a failure, so a
 // run with it alone would FAIL; a run of WARN faults alone that says WARN has no failure from
 // any of them), and each one's finding is checked on its own, as a subtest. The clean blog is
-// run on its own, first.
+// run on its own, first. The full run of the faults the browser sees also writes what a GitHub
+// workflow uploads (SARIF, the HTML report with screenshots) and its annotations and job summary.
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, type TestContext, test } from "node:test";
+import { pathToFileURL } from "node:url";
+import Ajv from "ajv-draft-04";
+import addFormats from "ajv-formats";
+import { BrowserSession } from "../packages/vigie/src/core/browser/session.ts";
 import { runCheck } from "../packages/vigie/src/core/check/check.ts";
 import { stopDevServer } from "../packages/vigie/src/core/devServer/index.ts";
 import type { ValidateContext } from "../packages/vigie/src/core/validate/context.ts";
@@ -33,6 +39,7 @@ async function validateCopy(
   copy: BlogCopy,
   config: object = { checks: { check: false } },
   extra: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<{ code: number | null; report: ValidationReport; output: string }> {
   writeFileSync(join(copy.root, "vigie.config.json"), JSON.stringify(config));
   const json = join(copy.root, "report.json");
@@ -40,7 +47,7 @@ async function validateCopy(
     cwd: copy.root,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, CI: "1" },
+    env: { ...process.env, CI: "1", GITHUB_ACTIONS: "", GITHUB_STEP_SUMMARY: "", ...env },
   });
   let output = "";
   child.stdout.on("data", (chunk) => (output += chunk));
@@ -336,13 +343,135 @@ describe("vigie validate on a copy of the blog: clean, then the faults with --ch
     }
   });
 
-  for (const group of [faultsOf("built"), faultsOf("warn")]) {
-    test(`a full run: ${group.map((fault) => fault.name).join("; ")}`, async (t) => {
-      try {
-        await assertFaults(t, copy, group, await validateCopy(copy, inject(copy, group)));
-      } finally {
-        undo();
-      }
-    });
-  }
+  test(`a full run: ${faultsOf("built")
+    .map((fault) => fault.name)
+    .join("; ")}`, async (t) => {
+    const group = faultsOf("built");
+    const out = mkdtempSync(join(tmpdir(), "vigie-validate-reports-"));
+    try {
+      // As on GitHub Actions, with the SARIF and HTML reports a workflow uploads.
+      const sarifFile = join(out, "vigie.sarif");
+      const htmlFile = join(out, "vigie.html");
+      const summaryFile = join(out, "summary.md");
+      const run = await validateCopy(copy, inject(copy, group), ["--sarif", sarifFile, "--html", htmlFile], {
+        GITHUB_ACTIONS: "true",
+        GITHUB_STEP_SUMMARY: summaryFile,
+      });
+      await assertFaults(t, copy, group, run);
+      await t.test("GitHub: SARIF valid and locating the diagram at its line, annotations, job summary", (st) => {
+        assertSarifLocates(copy, readFileSync(sarifFile, "utf8"), run.report);
+        const line = expectedSource(copy, MERMAID_SOURCE).split(":")[1];
+        // The page check's finding (the lint's names the same file, without a page).
+        const prefix = `::error file=src/content/articles/en/mermaid-in-the-browser.mdx,line=${line},title=vigie%3A mermaid on /en/articles/mermaid-in-the-browser/::Mermaid diagram`;
+        const annotation = run.output.split("\n").find((l) => l.startsWith(prefix));
+        assert.ok(annotation, `no annotation starting ${prefix}:\n${run.output.slice(-3000)}`);
+        st.diagnostic(`annotation: ${annotation}`);
+        const summary = readFileSync(summaryFile, "utf8");
+        assert.match(summary, /^## ❌ vigie validate: FAIL\n[\s\S]*\| FAIL \| \/en\/articles\/mermaid-in-the-browser\/ \|/);
+        st.diagnostic(`job summary: ${summary.split("\n").slice(0, 5).join(" / ")}`);
+      });
+      await t.test(
+        "the HTML report, opened from the file in Chromium, shows the failing pages' screenshots beside their findings",
+        async () => {
+          await assertHtmlScreenshots(htmlFile, run.report);
+        },
+      );
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+      undo();
+    }
+  });
+
+  test(`a full run: ${faultsOf("warn")
+    .map((fault) => fault.name)
+    .join("; ")}`, async (t) => {
+    try {
+      await assertFaults(t, copy, faultsOf("warn"), await validateCopy(copy, inject(copy, faultsOf("warn"))));
+    } finally {
+      undo();
+    }
+  });
 });
+
+const MERMAID_SOURCE = { lang: "en", slug: "mermaid-in-the-browser", text: "```mermaid" } as const;
+
+/** The SARIF log validates against the SARIF 2.1.0 schema and has the invalid diagram at its file and line. */
+function assertSarifLocates(copy: BlogCopy, text: string, report: ValidationReport): void {
+  const schema = JSON.parse(readFileSync(join(import.meta.dirname, "fixtures", "sarif-2.1.0.schema.json"), "utf8")) as object;
+  const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false });
+  addFormats(ajv);
+  const check = ajv.compile(schema);
+  const log = JSON.parse(text) as {
+    runs: {
+      results: {
+        ruleId: string;
+        level: string;
+        properties: { page?: string };
+        locations?: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }[];
+      }[];
+    }[];
+  };
+  assert.ok(check(log), JSON.stringify(check.errors, null, 2));
+  const results = log.runs[0]?.results ?? [];
+  assert.equal(results.length, report.findings.length, "one result per finding");
+  const [file, line] = expectedSource(copy, MERMAID_SOURCE).split(":");
+  // The page check's result (the lint's names the same file, without a page).
+  const diagram = results.find((r) => r.ruleId === "mermaid" && r.properties.page);
+  assert.equal(diagram?.level, "error");
+  assert.equal(diagram?.properties.page, "/en/articles/mermaid-in-the-browser/");
+  assert.deepEqual(diagram?.locations?.[0]?.physicalLocation, {
+    artifactLocation: { uri: file, uriBaseId: "%SRCROOT%" },
+    region: { startLine: Number(line) },
+  });
+}
+
+/**
+ * The report opened from its file (no server) in Chromium: a decoded JPEG screenshot of each
+ * pictured page, the page without alt text among them with its image outlined, its findings beside it.
+ */
+async function assertHtmlScreenshots(htmlFile: string, report: ValidationReport): Promise<void> {
+  assert.ok(report.screenshots.length >= 1 && report.screenshots.length <= 4, JSON.stringify(report.screenshots));
+  const a11yPage = "/en/articles/performance-budgets/";
+  const shot = report.screenshots.find((s) => s.page === a11yPage);
+  assert.ok(shot, `no screenshot of ${a11yPage}: ${JSON.stringify(report.screenshots)}`);
+  assert.match(shot.file, /\.jpg$/);
+  assert.ok(
+    shot.outlined?.some((target) => /img/.test(target)),
+    JSON.stringify(shot),
+  );
+  const session = new BrowserSession();
+  try {
+    const context = await (await session.browser()).newContext({ offline: true });
+    const page = await context.newPage();
+    const requests: string[] = [];
+    page.on("request", (request) => {
+      if (!/^(file|data):/.test(request.url())) requests.push(request.url());
+    });
+    await page.goto(pathToFileURL(htmlFile).href);
+    const figures = await page.$$eval("section.page", (sections) =>
+      sections.map((section) => {
+        const img = section.querySelector("img") as HTMLImageElement;
+        return {
+          page: section.querySelector("h3")?.textContent ?? "",
+          src: img.src.slice(0, 23),
+          width: img.naturalWidth,
+          complete: img.complete,
+          alt: img.alt,
+          findings: section.querySelector("ul")?.textContent ?? "",
+        };
+      }),
+    );
+    assert.equal(figures.length, report.screenshots.length, JSON.stringify(figures));
+    for (const figure of figures) {
+      assert.equal(figure.src, "data:image/jpeg;base64,");
+      assert.ok(figure.complete && figure.width >= 800, `the screenshot of ${figure.page} is shown: ${JSON.stringify(figure)}`);
+    }
+    const a11y = figures.find((figure) => figure.page === a11yPage);
+    assert.match(a11y?.alt ?? "", /the failing element outlined/);
+    assert.match(a11y?.findings ?? "", /image-alt/);
+    assert.deepEqual(requests, [], "the report loads nothing from a server");
+    await context.close();
+  } finally {
+    await session.close();
+  }
+}

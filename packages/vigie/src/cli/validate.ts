@@ -1,15 +1,17 @@
 // `vigie validate` and `vigie merge`: the validator workflow without a model, for CI
 // and humans. Progress goes to stderr (steps and a bar on a terminal, plain lines in
 // CI); the report to stdout and to the files asked for.
-import { readFileSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { VigieError } from "../core/answer.ts";
 import { BrowserSession } from "../core/browser/session.ts";
 import { type Project, ProjectNotFoundError } from "../core/project.ts";
 import { type ChangedRun, changeScope } from "../core/validate/changed.ts";
 import { exitCodeOf, type ValidationReport } from "../core/validate/findings.ts";
+import { annotations, jobSummary, repositoryPrefix, toSarif } from "../core/validate/github.ts";
 import { mergeReports, toHtml, toJUnit, toText } from "../core/validate/reports.ts";
 import { type ProgressEvent, validate } from "../core/validate/runner.ts";
+import { VIGIE_VERSION } from "../core/version.ts";
 import { prefixOf, renameTools } from "../tools/run.ts";
 import { type FlagSpec, type FlagValues, parseFlags, projectAt, UsageError } from "./flags.ts";
 
@@ -17,7 +19,8 @@ const VALIDATE_USAGE = `Usage: vigie validate [options]
 
   --json FILE       write the report as JSON (what "vigie merge" reads)
   --junit FILE      write a JUnit XML report (one test case per check per page)
-  --html FILE       write a self-contained HTML report
+  --html FILE       write a self-contained HTML report (screenshots of failing pages included)
+  --sarif FILE      write a SARIF 2.1.0 log (GitHub code scanning: github/codeql-action/upload-sarif)
   --strict          exit 1 on WARN too
   --base-url URL    validate a server already running on this machine (no dev server is started)
   --shard I/N       check only the I-th of N parts of the pages (CI jobs in parallel; join with "vigie merge")
@@ -26,16 +29,21 @@ const VALIDATE_USAGE = `Usage: vigie validate [options]
                     changed, the browser on the pages whose built output changed since the last run
   --project DIR     the project to validate (default: the current directory)
 
+On GitHub Actions (GITHUB_ACTIONS=true) it also prints one annotation per failure and warning
+(10 of each, as GitHub shows; with --shard, "vigie merge" prints them) and writes the verdict and
+the findings to the job summary.
+
 Exit codes: 0 PASS or WARN, 1 FAIL (or WARN with --strict), 2 the harness could not run.
 `;
 
-const MERGE_USAGE = `Usage: vigie merge <report.json>... [--json FILE] [--junit FILE] [--html FILE] [--strict]
+const MERGE_USAGE = `Usage: vigie merge <report.json>... [--json FILE] [--junit FILE] [--html FILE] [--sarif FILE] [--strict]
 `;
 
 const REPORT_FLAGS = {
   json: { type: "string", value: "FILE" },
   junit: { type: "string", value: "FILE" },
   html: { type: "string", value: "FILE" },
+  sarif: { type: "string", value: "FILE" },
   strict: { type: "boolean" },
 } as const satisfies FlagSpec;
 
@@ -54,9 +62,25 @@ function withChangedRef(args: string[]): string[] {
 
 type ReportFlags = FlagValues<typeof REPORT_FLAGS>;
 
+const REPORT_FILES = ["json", "junit", "html", "sarif"] as const;
+
+/** The file a SARIF result is placed on when its source is not known: the site's Astro config, else its package.json. */
+const SITE_FILES = ["astro.config.mjs", "astro.config.ts", "astro.config.js", "astro.config.mts", "astro.config.cjs", "package.json"];
+
+/** Each report file's folder exists: checked before the run, so that a typo does not cost a whole run. */
+function checkReportFolders(flags: ReportFlags): void {
+  for (const flag of REPORT_FILES) {
+    const file = flags[flag];
+    if (typeof file !== "string") continue;
+    const folder = dirname(resolve(file));
+    if (!existsSync(folder) || !statSync(folder).isDirectory())
+      throw new UsageError(`--${flag} ${file}: the folder ${folder} does not exist; create it first, or name a file in an existing folder`);
+  }
+}
+
 function writeReports(report: ValidationReport, flags: ReportFlags, root: string): string[] {
   const written: string[] = [];
-  const out = (flag: "json" | "junit" | "html", content: () => string) => {
+  const out = (flag: (typeof REPORT_FILES)[number], content: () => string) => {
     const file = flags[flag];
     if (typeof file !== "string") return;
     writeFileSync(resolve(file), content());
@@ -65,7 +89,33 @@ function writeReports(report: ValidationReport, flags: ReportFlags, root: string
   out("json", () => `${JSON.stringify(report, null, 2)}\n`);
   out("junit", () => toJUnit(report));
   out("html", () => toHtml(report, root));
+  out("sarif", () => {
+    const siteFile = SITE_FILES.find((name) => existsSync(join(root, name)));
+    const log = toSarif(report, { version: VIGIE_VERSION, prefix: repositoryPrefix(root), ...(siteFile ? { siteFile } : {}) });
+    return `${JSON.stringify(log, null, 2)}\n`;
+  });
   return written;
+}
+
+/**
+ * On GitHub Actions: the annotations on stdout (workflow commands), and the job summary appended
+ * to the file GITHUB_STEP_SUMMARY names. A shard writes its summary but leaves the annotations
+ * to `vigie merge`, which has every shard's findings (each would otherwise show twice).
+ */
+function reportToGitHub(report: ValidationReport, root: string, written: string[]): void {
+  if (process.env.GITHUB_ACTIONS !== "true") return;
+  if (report.shard) process.stdout.write("vigie: a shard's findings are annotated by vigie merge\n");
+  else {
+    const lines = annotations(report, repositoryPrefix(root));
+    if (lines.length) process.stdout.write(`${lines.join("\n")}\n`);
+  }
+  const summary = process.env.GITHUB_STEP_SUMMARY;
+  if (!summary) return;
+  try {
+    appendFileSync(summary, jobSummary(report, written));
+  } catch (error) {
+    process.stderr.write(`vigie: could not write the job summary to ${summary}: ${(error as Error).message}\n`);
+  }
 }
 
 /** Steps and a crawl bar on a terminal; one plain line per step otherwise. */
@@ -114,6 +164,7 @@ export async function validateCommand(args: string[]): Promise<number> {
     flags = parseFlags(withChangedRef(args), VALIDATE_FLAGS).values;
     shard = parseShard(flags.shard);
     project = projectAt(flags.project);
+    checkReportFolders(flags);
     if (flags.changed !== undefined && shard)
       throw new UsageError("--changed and --shard go apart: --changed checks few pages, --shard splits many");
     changed = flags.changed !== undefined ? changeScope(project, flags.changed) : undefined;
@@ -157,7 +208,9 @@ export async function validateCommand(args: string[]): Promise<number> {
   // Findings name the tools as the project's agent sees them (`vigie init --prefix`).
   report = renameTools(report, prefixOf(project));
   process.stdout.write(toText(report));
-  for (const file of writeReports(report, flags, project.root)) process.stderr.write(`vigie: wrote ${file}\n`);
+  const written = writeReports(report, flags, project.root);
+  for (const file of written) process.stderr.write(`vigie: wrote ${file}\n`);
+  reportToGitHub(report, project.root, written);
   return exitCodeOf(report, flags.strict === true);
 }
 
@@ -166,6 +219,7 @@ export async function mergeCommand(args: string[]): Promise<number> {
   try {
     parsed = parseFlags(args, REPORT_FLAGS, { positionals: true });
     if (parsed.positionals.length === 0) throw new UsageError("name at least one report written by vigie validate --json");
+    checkReportFolders(parsed.values);
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`vigie merge: ${error.message}\n\n${MERGE_USAGE}`);
@@ -186,6 +240,8 @@ export async function mergeCommand(args: string[]): Promise<number> {
   }
   const merged = mergeReports(reports);
   process.stdout.write(toText(merged));
-  for (const file of writeReports(merged, parsed.values, merged.project)) process.stderr.write(`vigie: wrote ${file}\n`);
+  const written = writeReports(merged, parsed.values, merged.project);
+  for (const file of written) process.stderr.write(`vigie: wrote ${file}\n`);
+  reportToGitHub(merged, merged.project, written);
   return exitCodeOf(merged, parsed.values.strict === true);
 }

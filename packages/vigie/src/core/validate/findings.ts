@@ -70,8 +70,11 @@ export interface ValidationReport {
   /** Pages the crawl checked, each with its outcome: the JUnit report's test cases. */
   pages: { path: string; status: number; ok: boolean; summary: string }[];
   perf: PerfFigure[];
-  /** Screenshots of failing pages, relative to the project root. */
-  screenshots: { page: string; file: string }[];
+  /**
+   * Screenshots of failing pages (JPEG), relative to the project root; `outlined`, the elements the
+   * picture outlines (selectors, "astro-island (Name)").
+   */
+  screenshots: { page: string; file: string; outlined?: string[] }[];
   /** What vigie read of the site: base, trailingSlash, locales, sitemap, Starlight, collections. */
   site?: SiteFacts;
   /** Findings that vigie.config.json accepts, with its reason: listed, not counted in the verdict. */

@@ -110,16 +110,34 @@ export function toJUnit(report: ValidationReport): string {
 
 const html = (text: string) => text.replace(/[<>&"]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;" })[c] ?? c);
 
-/** One self-contained HTML page: verdict, findings, screenshots of failing pages, perf. */
+/** The image type of a screenshot file, for its data: URL. */
+const imageType = (file: string) => (/\.jpe?g$/i.test(file) ? "image/jpeg" : "image/png");
+
+/**
+ * One failing page: its screenshot (inlined as a data: URL, so the report opens from the file
+ * with no server), the elements it outlines, and the page's findings beside it.
+ */
+function failingPage(report: ValidationReport, root: string, shot: ValidationReport["screenshots"][number]): string {
+  const path = join(root, shot.file);
+  if (!existsSync(path)) return "";
+  const image = `data:${imageType(shot.file)};base64,${readFileSync(path).toString("base64")}`;
+  const findings = report.findings
+    .filter((f) => f.page === shot.page)
+    .map(
+      (f) =>
+        `<li class="${f.severity}"><b>${f.severity.toUpperCase()}</b> ${f.rule ? `<code>${html(f.rule)}</code> ` : ""}${html(f.message)}${f.file ? `<br><small>at <code>${html(f.file)}</code></small>` : ""}<br><small>→ ${html(f.fix)}</small></li>`,
+    )
+    .join("");
+  const outlined = shot.outlined?.length
+    ? `<p><small>Outlined in red: ${shot.outlined.map((target) => `<code>${html(target)}</code>`).join(", ")}</small></p>`
+    : "";
+  return `<section class="page"><figure><img alt="Screenshot of ${html(shot.page)}${shot.outlined?.length ? ", the failing element outlined" : ""}" src="${image}"><figcaption>${html(shot.page)}</figcaption></figure><div><h3>${html(shot.page)}</h3>${outlined}<ul>${findings}</ul></div></section>`;
+}
+
+/** One self-contained HTML page: verdict, findings, screenshots of failing pages beside their findings, perf. */
 export function toHtml(report: ValidationReport, root: string): string {
   const colour = { PASS: "#1e7a3c", WARN: "#a05a00", FAIL: "#b42318" }[report.verdict];
-  const shots = report.screenshots
-    .map((shot) => {
-      const path = join(root, shot.file);
-      if (!existsSync(path)) return "";
-      return `<figure><img alt="Screenshot of ${html(shot.page)}" src="data:image/png;base64,${readFileSync(path).toString("base64")}"><figcaption>${html(shot.page)}</figcaption></figure>`;
-    })
-    .join("");
+  const shots = report.screenshots.map((shot) => failingPage(report, root, shot)).join("\n");
   const findings = report.findings
     .map(
       (f) =>
@@ -143,13 +161,16 @@ body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;max-width:72rem;padding:1.
 h1{margin:0}.verdict{display:inline-block;padding:.2rem .8rem;border-radius:6px;color:#fff;background:${colour}}
 table{border-collapse:collapse;width:100%;margin:1rem 0}td,th{border:1px solid #d9dde3;padding:.35rem .5rem;text-align:left;vertical-align:top}
 tr.fail td:first-child{color:#b42318;font-weight:700}tr.warn td:first-child{color:#a05a00;font-weight:700}
-small{color:#4a5565}figure{display:inline-block;margin:.5rem;max-width:30rem}figure img{max-width:100%;border:1px solid #d9dde3}
+small{color:#4a5565}section.page{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:1rem;align-items:start;margin:1rem 0;padding-top:1rem;border-top:1px solid #d9dde3}
+figure{margin:0}figure img{width:100%;border:1px solid #d9dde3}section.page h3{margin:0 0 .5rem;word-break:break-all}
+section.page ul{padding-left:1.2rem}section.page li{margin-bottom:.6rem;overflow-wrap:anywhere}li.fail b{color:#b42318}li.warn b{color:#a05a00}
+@media (max-width:48rem){section.page{grid-template-columns:1fr}}
 </style></head><body>
 <h1>vigie validate <span class="verdict">${report.verdict}</span></h1>
 <p>${html(report.project)} · ${html(report.startedAt)} · ${report.durationS} s${report.shard ? ` · shard ${report.shard.index}/${report.shard.count}` : ""}${report.harnessError ? ` · could not run: ${html(report.harnessError.message)} (${html(report.harnessError.hint)})` : ""}</p>
 <h2>Findings (${report.findings.length})</h2>
 ${findings ? `<table><tr><th>severity</th><th>where</th><th>tool</th><th>what, and what to do</th></tr>${findings}</table>` : "<p>None: every check passed.</p>"}
-${shots ? `<h2>Failing pages</h2>${shots}` : ""}
+${shots ? `<h2>Failing pages</h2>\n${shots}` : ""}
 ${perf ? `<h2>Performance (medians)</h2><table><tr><th>page</th><th>load ms</th><th>TTFB ms</th><th>LCP ms</th><th>CLS</th><th>kB</th><th>requests</th><th>budget</th></tr>${perf}</table>` : ""}
 <h2>Steps</h2><table><tr><th>step</th><th>status</th><th>time</th><th>summary</th></tr>${steps}</table>
 <h2>Pages (${report.pages.length})</h2><p>${report.pages.filter((p) => p.ok).length} ok, ${report.pages.filter((p) => !p.ok).length} failing.</p>

@@ -1,11 +1,15 @@
 // The JUnit report read back by a strict XML parser (saxes, jsdom's own): text that XML 1.0
 // forbids (an ESC from a coloured console message, other control characters, lone
 // surrogates) must not reach the file, in element text nor in attributes.
+// The HTML report: each failing page's screenshot inlined beside its findings.
 import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { SaxesParser } from "saxes";
 import type { ValidationReport } from "../../../src/core/validate/findings.ts";
-import { toJUnit } from "../../../src/core/validate/reports.ts";
+import { toHtml, toJUnit } from "../../../src/core/validate/reports.ts";
 
 /** XML 1.0's Char production: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]. */
 const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
@@ -86,5 +90,34 @@ describe("JUnit report", () => {
       .attributes.filter((entry) => entry.tag === "testsuite")
       .map((entry) => entry.name);
     assert.deepEqual(suites, ["docs_browser_crawl"]);
+  });
+});
+
+describe("HTML report", () => {
+  test("each screenshot inlined as a data: URL beside its page's findings, with what it outlines", () => {
+    const root = mkdtempSync(join(tmpdir(), "vigie-html-"));
+    try {
+      mkdirSync(join(root, ".opencode", "reports", "screenshots"), { recursive: true });
+      const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 0xff, 0xd9]);
+      writeFileSync(join(root, ".opencode", "reports", "screenshots", "en-bad.jpg"), jpeg);
+      const report = reportWith("image-alt (critical, 1×): Images must have alternative text at main > img", "/en/bad/");
+      report.findings.push({ severity: "fail", tool: "blog_browser_crawl", page: "/other/", message: "not this page's", fix: "-" });
+      report.screenshots = [
+        { page: "/en/bad/", file: ".opencode/reports/screenshots/en-bad.jpg", outlined: ["main > img"] },
+        { page: "/gone/", file: ".opencode/reports/screenshots/gone.jpg" },
+      ];
+      const page = toHtml(report, root);
+      const sections = page.match(/<section class="page">[\s\S]*?<\/section>/g) ?? [];
+      assert.equal(sections.length, 1, "a screenshot whose file is gone is left out");
+      const [section = ""] = sections;
+      assert.ok(section.includes(`src="data:image/jpeg;base64,${jpeg.toString("base64")}"`));
+      assert.match(section, /alt="Screenshot of \/en\/bad\/, the failing element outlined"/);
+      assert.match(section, /Outlined in red: <code>main &gt; img<\/code>/);
+      assert.match(section, /image-alt \(critical, 1×\)/);
+      assert.doesNotMatch(section, /not this page's/);
+      assert.doesNotMatch(page, /(src|href)="(https?:)?\/\//, "nothing loaded from a server");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

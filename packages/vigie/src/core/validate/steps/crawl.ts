@@ -77,10 +77,16 @@ function a11yFinding(ctx: ValidateContext, page: CrawlPage, violation: Violation
   };
 }
 
+const failOnOf = (ctx: ValidateContext): Set<string> => new Set(ctx.config.a11y?.failOn ?? ["serious", "critical"]);
+
+/** The accessibility impacts validate reports: those it fails on, and moderate ones as warnings. */
+const reportedImpacts = (ctx: ValidateContext): Set<string> => new Set([...failOnOf(ctx), "moderate"]);
+
 /** One crawled page's findings and its line in the report. */
 export function judgePage(ctx: ValidateContext, { page, faults, linkedFrom }: CrawledPage) {
-  const failOn = new Set(ctx.config.a11y?.failOn ?? ["serious", "critical"]);
-  const a11yFaults = (page.a11y ?? []).filter((v) => failOn.has(v.impact) || v.impact === "moderate");
+  const failOn = failOnOf(ctx);
+  const reported = reportedImpacts(ctx);
+  const a11yFaults = (page.a11y ?? []).filter((v) => reported.has(v.impact));
   // A broken link is the fault of the page that has it.
   const linking = (fault: SiteFault) => (fault.rule === "broken-link" && linkedFrom ? { ...page, path: linkedFrom } : page);
   const findings = [
@@ -156,7 +162,13 @@ export const crawlStep: Step = {
       summary: `${result.pages.length} pages (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}${phone}${sayServe(ctx) ? `; ${ctx.site.rendering.serveNote}` : ""}`,
       findings: judged.flatMap(({ findings }) => findings),
       pages,
-      screenshots: await screenshotFailing(ctx, pagesUrl, result.pages),
+      screenshots: await screenshotFailing(
+        ctx,
+        pagesUrl,
+        result.pages,
+        new Set(pages.filter((page) => !page.ok).map((page) => page.path)),
+        (impact) => reportedImpacts(ctx).has(impact),
+      ),
     };
   },
 };
