@@ -90,30 +90,8 @@ export function mapsKept(project: Project): { count: number; bytes: number } {
   return { count, bytes };
 }
 
-/**
- * The generated config: the user's config, plus an integration that keeps the client's
- * source maps out of the output. Plain JavaScript that needs nothing but Node and Astro.
- */
-export function wrapperConfig(userConfig: string | undefined, root: string, mapsDir: string): string {
-  const importLine = userConfig
-    ? `import userConfig from ${JSON.stringify(
-        userConfig
-          .split("\\")
-          .join("/")
-          .replace(/^(?!\.)/, "./"),
-      )};`
-    : "const userConfig = {};";
-  return `// Written by vigie for its build for checking (your config, plus hidden source maps kept
-// out of the output, for locating runtime errors). Rewritten at every such build.
-import { createHash } from "node:crypto";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-${importLine}
-
-const ROOT = ${JSON.stringify(root)};
-const MAPS = ${JSON.stringify(mapsDir)};
-
-/** A map's source as a project path (its query kept), from the chunk's folder. */
+/** The generated config's integration: plain JavaScript that needs nothing but Node and Astro. */
+const INTEGRATION = `/** A map's source as a project path (its query kept), from the chunk's folder. */
 function sourcePath(source, chunkDir, sourceRoot) {
   if (source.startsWith("\\0") || /^[a-z]+:/i.test(source) && !source.startsWith("file:")) return source;
   const [path, query] = source.replace(/^file:\\/\\//, "").split("?");
@@ -194,7 +172,32 @@ function hiddenSourceMaps() {
     },
   };
 }
+`;
 
+/**
+ * The generated config: the user's config, plus an integration that keeps the client's
+ * source maps out of the output. Plain JavaScript that needs nothing but Node and Astro.
+ */
+export function wrapperConfig(userConfig: string | undefined, root: string, mapsDir: string): string {
+  const importLine = userConfig
+    ? `import userConfig from ${JSON.stringify(
+        userConfig
+          .split("\\")
+          .join("/")
+          .replace(/^(?!\.)/, "./"),
+      )};`
+    : "const userConfig = {};";
+  return `// Written by vigie for its build for checking (your config, plus hidden source maps kept
+// out of the output, for locating runtime errors). Rewritten at every such build.
+import { createHash } from "node:crypto";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+${importLine}
+
+const ROOT = ${JSON.stringify(root)};
+const MAPS = ${JSON.stringify(mapsDir)};
+
+${INTEGRATION}
 const base = userConfig || {};
 export default { ...base, integrations: [...(base.integrations || []), hiddenSourceMaps()] };
 `;
