@@ -136,7 +136,7 @@ export default function IslandThrows() {
 <script>
   const delay = 10;
   setTimeout(() => {
-    throw new Error("inlined script failed on purpose");
+    throw new Error(\`inlined script failed on purpose after \${delay} ms\`);
   }, delay);
 </script>
 `,
@@ -172,7 +172,7 @@ function throwLine(fault: Fault): string {
 const SPEC: SiteSpec = {
   name: "built-lines",
   files: CLEAN,
-  dependencies: { "@astrojs/preact": "6.0.5", preact: "10.29.8", typescript: "6.0.3" },
+  dependencies: { "@astrojs/preact": "6.0.5", "@astrojs/node": "11.1.6", preact: "10.29.8", typescript: "6.0.3" },
 };
 
 /** Every file under `dir` with its bytes, relative paths sorted. */
@@ -183,6 +183,62 @@ function tree(dir: string): Map<string, Buffer> {
     if (statSync(absolute).isFile()) files.set(path, readFileSync(absolute));
   }
   return files;
+}
+
+/**
+ * A server bundle without what every build draws anew (the manifest's key, the middleware's
+ * secret): two runs of `astro build` differ there and nowhere else.
+ */
+const withoutSecrets = (bytes: Buffer) =>
+  bytes
+    .toString("latin1")
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<uuid>")
+    .replace(/"key":"[^"]+"/g, '"key":"<key>"');
+
+/**
+ * `astro build`, then vigie's build_run: the files of `dist` that differ between the two, and
+ * those that differ only by a server bundle's per-build secrets; the figures printed.
+ */
+async function compareBuilds(site: InstalledSite, label: string): Promise<{ differing: string[]; secrets: string[] }> {
+  const plain = await run("npm", ["run", "build"], { cwd: site.root, timeoutMs: 300_000 });
+  assert.equal(plain.code, 0, plain.stdout + plain.stderr);
+  const own = tree(join(site.root, "dist"));
+  const built = await site.vigie(["build_run"], 300_000);
+  const answer = JSON.parse(built.stdout) as { success: boolean; durationS: number };
+  assert.equal(answer.success, true, built.stdout);
+  const checked = tree(join(site.root, "dist"));
+  assert.deepEqual([...checked.keys()], [...own.keys()]);
+  assert.ok(![...checked.keys()].some((path) => path.endsWith(".map")));
+  const changed = [...own].filter(([path, bytes]) => !checked.get(path)?.equals(bytes));
+  const secrets = changed.filter(([path, bytes]) => withoutSecrets(bytes) === withoutSecrets(checked.get(path) ?? Buffer.alloc(0)));
+  const maps = tree(join(site.root, ".opencode", "build", "maps"));
+  assert.ok(maps.size > 0, "no map kept");
+  const bytes = [...maps.values()].reduce((sum, one) => sum + one.length, 0);
+  figure(
+    `built-lines site (${label}): astro build ${seconds(plain.ms)}, vigie's build for checking ${answer.durationS} s, ${own.size} files, ${own.size - changed.length} identical${secrets.length ? `, ${secrets.length} differing only by per-build secrets (${secrets.map(([path]) => path).join(", ")})` : ""}; ${maps.size} maps kept, ${Math.round(bytes / 1000)} kB`,
+  );
+  return { differing: changed.filter((one) => !secrets.includes(one)).map(([path]) => path), secrets: secrets.map(([path]) => path) };
+}
+
+/** Each fault of `faults` is a FAIL finding on its page naming the exact line of its `throw`. */
+function assertExactLines(findings: Finding[], faults: Fault[], label: string): void {
+  const failing = findings.filter((finding) => finding.severity === "fail");
+  const shown = JSON.stringify(failing, null, 1).slice(0, 6000);
+  const missed: string[] = [];
+  for (const fault of faults) {
+    const expected = throwLine(fault);
+    const finding = failing.find((one) => one.page === fault.page && fault.what.test(one.message));
+    if (!finding) missed.push(`${fault.name}: no finding on ${fault.page}`);
+    else if (finding.file !== expected) missed.push(`${fault.name}: expected ${expected}, got ${JSON.stringify(finding)}`);
+    else figure(`validate (${label}), ${fault.name}: ${finding.page}: ${finding.message} [file ${finding.file}]`);
+  }
+  assert.deepEqual(missed, [], shown);
+  // No finding on the clean pages.
+  assert.deepEqual(
+    failing.filter((one) => one.page === "/" || one.page === "/about/"),
+    [],
+    shown,
+  );
 }
 
 interface Finding {
@@ -213,46 +269,54 @@ describe("exact lines in built code: the build for checking and its hidden sourc
 
   test("the output of the build for checking is byte for byte that of astro build; the maps stay in .opencode/", async () => {
     assert.ok(site);
-    const plain = await run("npm", ["run", "build"], { cwd: site.root, timeoutMs: 300_000 });
-    assert.equal(plain.code, 0, plain.stdout + plain.stderr);
-    const own = tree(join(site.root, "dist"));
-    const built = await site.vigie(["build_run"], 300_000);
-    const answer = JSON.parse(built.stdout) as { success: boolean; durationS: number };
-    assert.equal(answer.success, true, built.stdout);
-    const checked = tree(join(site.root, "dist"));
-    assert.deepEqual([...checked.keys()], [...own.keys()]);
-    const differing = [...own].filter(([path, bytes]) => !checked.get(path)?.equals(bytes)).map(([path]) => path);
+    const { differing, secrets } = await compareBuilds(site, "static");
     assert.deepEqual(differing, []);
-    assert.ok(![...checked.keys()].some((path) => path.endsWith(".map")));
-    const maps = tree(join(site.root, ".opencode", "build", "maps"));
-    assert.ok(maps.size > 0, "no map kept");
-    const bytes = [...maps.values()].reduce((sum, one) => sum + one.length, 0);
-    figure(
-      `built-lines site: astro build ${seconds(plain.ms)}, vigie's build for checking ${answer.durationS} s, same ${own.size} files; ${maps.size} maps kept, ${Math.round(bytes / 1000)} kB`,
-    );
+    assert.deepEqual(secrets, []);
   });
 
   test("each production fault is a FAIL naming its page and the exact source line", async () => {
     assert.ok(site);
     const { result, report } = await validateSite(site, "faults.json");
-    figure(`built-lines site: validate with ${FAULTS.length} faults ${seconds(result.ms)}`);
-    const failing = (report.findings as Finding[]).filter((finding) => finding.severity === "fail");
-    const shown = JSON.stringify(failing, null, 1).slice(0, 6000);
-    assert.equal(report.verdict, "FAIL", shown);
-    const missed: string[] = [];
-    for (const fault of FAULTS) {
-      const expected = throwLine(fault);
-      const finding = failing.find((one) => one.page === fault.page && fault.what.test(one.message));
-      if (!finding) missed.push(`${fault.name}: no finding on ${fault.page}`);
-      else if (finding.file !== expected) missed.push(`${fault.name}: expected ${expected}, got ${JSON.stringify(finding)}`);
-      else figure(`validate, ${fault.name}: ${finding.page}: ${finding.message} [file ${finding.file}]`);
-    }
-    assert.deepEqual(missed, [], shown);
-    // No finding on the clean pages.
-    assert.deepEqual(
-      failing.filter((one) => one.page === "/" || one.page === "/about/"),
-      [],
-      shown,
+    figure(`built-lines site (static): validate with ${FAULTS.length} faults ${seconds(result.ms)}`);
+    assert.equal(report.verdict, "FAIL");
+    assertExactLines(report.findings as Finding[], FAULTS, "static");
+  });
+
+  test("with the node adapter and a page rendered on demand: the same output as astro build, the same exact lines", async () => {
+    assert.ok(site);
+    site.write(
+      "astro.config.mjs",
+      `import node from "@astrojs/node";
+import preact from "@astrojs/preact";
+import { defineConfig } from "astro/config";
+
+export default defineConfig({ adapter: node({ mode: "standalone" }), integrations: [preact()] });
+`,
     );
+    const live = FAULTS[0] as Fault;
+    const onDemand: Fault = {
+      ...live,
+      name: "a Preact island that throws on a page rendered on demand",
+      page: "/live-throws/",
+      files: {
+        ...live.files,
+        "src/pages/live-throws.astro": page(
+          "Live throws",
+          'import IslandThrows from "../components/IslandThrows.tsx";\nexport const prerender = false;',
+          "<IslandThrows client:load />",
+        ),
+      },
+    };
+    site.write("src/pages/live-throws.astro", onDemand.files["src/pages/live-throws.astro"] ?? "");
+    const { differing, secrets } = await compareBuilds(site, "node adapter");
+    assert.deepEqual(differing, []);
+    assert.ok(
+      secrets.every((path) => path.startsWith("server/")),
+      secrets.join(", "),
+    );
+    const { result, report } = await validateSite(site, "faults-node.json");
+    figure(`built-lines site (node adapter): validate with ${FAULTS.length + 1} faults ${seconds(result.ms)}`);
+    assert.equal(report.verdict, "FAIL");
+    assertExactLines(report.findings as Finding[], [...FAULTS, onDemand], "node adapter");
   });
 });
