@@ -132,6 +132,8 @@ function mappedFrame(files: SourceFiles, mapped: MapResult): Located {
   const path = original ? original.pathname : mapped.position.source;
   const file = projectFile(files, path);
   if (!file) return unknown(`maps to ${path.slice(-80)}, outside the project's src/`);
+  // A framework's own code (its error handler's console.error, React's hydration check) is not the line to fix.
+  if (/(^|\/)node_modules\//.test(file)) return unknown(`maps to ${file.slice(-80)}, a dependency`);
   const script = /[?&]type=script&index=(\d+)/.exec(original?.search ?? "");
   if (script && file.endsWith(".astro")) {
     const source = files.read(file);

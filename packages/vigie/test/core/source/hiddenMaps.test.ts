@@ -13,7 +13,7 @@ import { locateIsland } from "../../../src/core/browser/locate.ts";
 import { planCheckBuild, whyNotPlain, wrapperConfig } from "../../../src/core/build/checkBuild.ts";
 import { projectAt } from "../../../src/core/project.ts";
 import { SourceFiles } from "../../../src/core/source/files.ts";
-import { hiddenMapsDir, inlineScriptAt } from "../../../src/core/source/hiddenMaps.ts";
+import { hiddenMapsDir, inlineScriptAt, scriptKey } from "../../../src/core/source/hiddenMaps.ts";
 import { locateStack } from "../../../src/core/source/stacks.ts";
 
 let root: string;
@@ -82,6 +82,7 @@ const ISLAND_CHUNK =
   'import{y as e}from"./hooks.module.Bq2x.js";function t(){return e(()=>{\nthrow new Error("island failed")},[]),null}export{t as default};';
 
 interface Hooks {
+  onLog: (level: string, log: { code?: string }) => boolean | undefined;
   generateBundle: { handler: (options: object, bundle: Record<string, unknown>) => void };
   writeBundle: { handler: (options: { dir: string }, bundle: Record<string, unknown>) => void };
 }
@@ -111,6 +112,9 @@ before(async () => {
   });
   assert.equal(added?.environments?.client.build.sourcemap, "hidden");
   const plugin = added?.plugins[0] as Hooks;
+  // The maps vigie turned on make rolldown name plugins that transform without one: not a warning of the site's.
+  assert.equal(plugin.onLog("warn", { code: "SOURCEMAP_BROKEN" }), false);
+  assert.equal(plugin.onLog("warn", { code: "EVAL" }), undefined);
 
   const dir = join(root, "dist");
   const chunk = (fileName: string, code: string, map: object, facade: string) => ({
@@ -220,6 +224,27 @@ describe("stack frames of built scripts through the kept maps", () => {
     assert.deepEqual(await locateIsland(files, "/_astro/Island.BC_PhwWr.js", `${ORIGIN}/island/`, fetchText), {
       source: "src/components/Island.tsx",
     });
+  });
+
+  test("a frame that maps into a dependency is not the line to fix", async () => {
+    const files = new SourceFiles(root);
+    const code = "console.error(e);";
+    const generator = new SourceMapGenerator({ file: "x.js" });
+    generator.addMapping({
+      generated: { line: 1, column: 0 },
+      original: { line: 3307, column: 4 },
+      source: "node_modules/@vue/runtime-core/dist/runtime-core.esm-bundler.js",
+    });
+    const json = JSON.parse(generator.toString());
+    writeFileSync(join(hiddenMapsDir(root), `${scriptKey(code)}.json`), JSON.stringify({ ...json, skipLines: 0, sourcesContent: [null] }));
+    served.set(`${ORIGIN}/_astro/runtime-core.Qw3rTy12.js`, code);
+    const located = await locateStack(
+      files,
+      [{ url: `${ORIGIN}/_astro/runtime-core.Qw3rTy12.js`, line: 1, column: 1 }],
+      `${ORIGIN}/vue/`,
+      fetchText,
+    );
+    assert.match("sourceUnknown" in located ? located.sourceUnknown : "", /node_modules\/@vue\/runtime-core.*a dependency/);
   });
 
   test("a script no kept map knows: located by its text as before, or said unknown", async () => {
