@@ -89,6 +89,7 @@ const GITIGNORE_LINES = [
   ".opencode/screenshots/",
   ".opencode/vigie-init.json",
   ".opencode/state*.json",
+  ".opencode/build/",
 ];
 
 const GROUP_TITLES: Record<ToolGroup, string> = {

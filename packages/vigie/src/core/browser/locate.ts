@@ -5,6 +5,7 @@
 import { clip } from "../answer.ts";
 import { locateDiagram } from "../source/diagrams.ts";
 import { SourceFiles } from "../source/files.ts";
+import { hiddenEntry } from "../source/hiddenMaps.ts";
 import { locateImage } from "../source/images.ts";
 import { type Located, unknown } from "../source/located.ts";
 import { cachedFetcher, type FetchText } from "../source/sourceMaps.ts";
@@ -21,19 +22,32 @@ export interface LocateOptions {
   files?: SourceFiles;
 }
 
+function absoluteUrl(url: string, base: string): string | undefined {
+  try {
+    return new URL(url, base).href;
+  } catch {
+    return undefined;
+  }
+}
+
 const COMPONENT_EXTENSIONS = ["tsx", "jsx", "ts", "js", "mjs", "vue", "svelte", "astro"];
 
 /**
  * An island's component file from its module URL: on a dev server the URL is the file's
- * path; a build's chunk (`/_astro/Counter.BC_PhwWr.js`) names the file but not its folder,
+ * path; a build's chunk (`/_astro/Counter.BC_PhwWr.js`) is the module the build for checking
+ * kept a map for (its entry is the component), else it names the file but not its folder,
  * so the files of that name are given as candidates, never guessed between.
  */
-export function locateIsland(files: SourceFiles, url: string): Located {
+export async function locateIsland(files: SourceFiles, url: string, pageUrl?: string, fetchText?: FetchText): Promise<Located> {
   const path = decodeURIComponent(url.replace(/^https?:\/\/[^/]+/, "").split("?")[0] ?? "").replace(/^\/@fs\/.*?\/src\//, "/src/");
   const relative = path.replace(/^\//, "");
   if (relative.startsWith("src/") && files.read(relative)) return { source: relative };
   const chunk = /\/([^/]+?)\.[\w-]{8}\.js$/.exec(path)?.[1];
   if (!chunk) return unknown(`${clip(path, 80)} is not a file of src/`);
+  const chunkUrl = pageUrl && fetchText ? absoluteUrl(url, pageUrl) : undefined;
+  const text = chunkUrl && fetchText ? await fetchText(chunkUrl) : undefined;
+  const entry = text === undefined ? undefined : hiddenEntry(files.root, text);
+  if (entry && files.read(entry)) return { source: entry };
   const candidates = files.list(COMPONENT_EXTENSIONS).filter(
     (file) =>
       file
@@ -77,7 +91,7 @@ export async function locateFindings(findings: PageFindings, root: string, optio
   const islands = findings.islands ?? [];
   for (const island of islands) {
     if (island.fault || findings.errors.some((error) => error.island === island.component)) {
-      island.located = await safely(() => locateIsland(files, island.url));
+      island.located = await safely(() => locateIsland(files, island.url, findings.url, fetchText));
     }
   }
   // An island's error in a bundle without a source map: the island's component says more.

@@ -6,6 +6,7 @@ import { loadConfig } from "../config.ts";
 import { tailLines } from "../process/output.ts";
 import { type CommandEnd, runCommand } from "../process/spawn.ts";
 import type { Project } from "../project.ts";
+import { mapsKept, planCheckBuild } from "./checkBuild.ts";
 import { distStats } from "./dist.ts";
 import { locateIssues } from "./locate.ts";
 import { type BuildIssue, fallbackError, parseBuildOutput } from "./output.ts";
@@ -42,6 +43,11 @@ export interface BuildResult {
   report: string;
   /** The process group that ran the build (gone when this returns). */
   pid?: number;
+  /**
+   * The source maps for locating production errors: kept out of the output by the build for
+   * checking, or not (a build script that is not a plain `astro build`), in one line.
+   */
+  sourceMaps: { kept: boolean; note: string; count?: number; bytes?: number };
 }
 
 /** The last 20 lines without stack frames (they are in the report), paths relative to the root. */
@@ -84,9 +90,12 @@ export function runBuild(project: Project, options: BuildOptions = {}): Promise<
 
 async function buildOnce(project: Project, options: BuildOptions): Promise<BuildResult> {
   const config = loadConfig(project).build;
-  const command = options.command ?? config?.command ?? DEFAULT_BUILD_COMMAND;
+  const given = options.command ?? config?.command;
   const timeoutMs = options.timeoutMs ?? (config?.timeoutS ? config.timeoutS * 1000 : DEFAULT_BUILD_TIMEOUT_MS);
   const outDir = readAstroSettings(project).outDir;
+  // `npm run build` of a plain `astro build` runs as the build for checking (checkBuild.ts).
+  const plan = planCheckBuild(project, given ?? DEFAULT_BUILD_COMMAND, given === undefined);
+  const { command } = plan;
   const startedAt = Date.now();
   const run = await runCommand(command, { cwd: project.root, timeoutMs, signal: options.signal, env: options.env });
   const { ended } = run;
@@ -107,11 +116,16 @@ async function buildOnce(project: Project, options: BuildOptions): Promise<Build
   const stats = distStats(outDir, success ? undefined : startedAt - 1000);
   const warnings = locateIssues(project, parsed.warnings).map((warning) => explainChunkWarning(warning, stats.largestScripts));
   const durationS = Math.round(run.durationMs / 100) / 10;
+  const kept = plan.maps && success ? mapsKept(project) : undefined;
+  const sourceMaps = kept
+    ? { kept: true, note: `${plan.note} (${kept.count} maps, ${Math.round(kept.bytes / 1000)} kB)`, ...kept }
+    : { kept: false, note: plan.note };
 
   const header = [
     `# ${run.command} in ${project.root}`,
     `success: ${success}, ${durationS} s: ${run.command} ${ended.message}`,
     `output folder: ${outDir} (${stats.pageCount} pages, ${stats.distBytes} bytes)`,
+    `source maps: ${sourceMaps.note}`,
     "",
     `## errors (${errors.length})`,
     ...errors.map((error) => JSON.stringify({ ...error, stack: undefined })),
@@ -139,5 +153,6 @@ async function buildOnce(project: Project, options: BuildOptions): Promise<Build
     outputTail: outputTail(run.output, project.root),
     report,
     pid: run.pid,
+    sourceMaps,
   };
 }

@@ -55,7 +55,7 @@ async function loadMap(scriptUrl: string, script: string, fetchText: FetchText):
 type Consumer = import("source-map-js").SourceMapConsumer;
 let consumerClass: Promise<(new (map: string, url?: string) => Consumer) | undefined> | undefined;
 
-function sourceMapConsumer() {
+export function sourceMapConsumer() {
   consumerClass ??= import("source-map-js")
     .then((module) => module.SourceMapConsumer as unknown as new (map: string, url?: string) => Consumer)
     .catch(() => undefined);

@@ -4,8 +4,9 @@
 // - in a build, a chunk under /_astro/ maps back only if the build emitted source maps;
 // - a script written inline in the page is found by its own text in the sources.
 import { CONTENT_EXTENSIONS, lineAt, type SourceFile, type SourceFiles } from "./files.ts";
+import { hiddenPosition, inlineScriptAt } from "./hiddenMaps.ts";
 import { at, type Located, pick, unknown } from "./located.ts";
-import { type FetchText, originalPosition } from "./sourceMaps.ts";
+import { type FetchText, type MapResult, originalPosition } from "./sourceMaps.ts";
 
 export interface StackFrame {
   url: string;
@@ -106,19 +107,33 @@ function astroScriptLine(file: SourceFile, index: number, line: number, content:
 
 /** A frame in a module of the project (a URL under /src/ or /@fs/ of the root), mapped to its source. */
 async function moduleFrame(files: SourceFiles, frame: StackFrame, fetchText: FetchText): Promise<Located> {
-  const mapped = await originalPosition(frame.url, frame.line, frame.column, fetchText);
+  let mapped = await originalPosition(frame.url, frame.line, frame.column, fetchText);
   const url = urlOf(frame.url);
   if (!url) return unknown("no URL in the stack frame");
+  if ("noMap" in mapped) {
+    // A built chunk without a map in the output: the map vigie's build for checking kept.
+    const script = await fetchText(frame.url);
+    const kept = script === undefined ? undefined : await hiddenPosition(files.root, script, frame.line, frame.column);
+    if (kept) mapped = kept;
+  }
   if ("noMap" in mapped) {
     const file = projectFile(files, url.pathname);
     // Vite serves plain .js modules as they are written: the position is the source's.
     if (file && /\.(m?js|cjs)$/.test(file) && !url.search) return at(file, frame.line);
     return unknown(`${url.pathname}: ${mapped.noMap}`);
   }
+  return mappedFrame(files, mapped);
+}
+
+/** A mapped position in the project's sources, as a file and line (a processed script of an .astro file to its line there). */
+function mappedFrame(files: SourceFiles, mapped: MapResult): Located {
+  if ("noMap" in mapped) return unknown(mapped.noMap);
   const original = urlOf(mapped.position.source);
   const path = original ? original.pathname : mapped.position.source;
   const file = projectFile(files, path);
   if (!file) return unknown(`maps to ${path.slice(-80)}, outside the project's src/`);
+  // A framework's own code (its error handler's console.error, React's hydration check) is not the line to fix.
+  if (/(^|\/)node_modules\//.test(file)) return unknown(`maps to ${file.slice(-80)}, a dependency`);
   const script = /[?&]type=script&index=(\d+)/.exec(original?.search ?? "");
   if (script && file.endsWith(".astro")) {
     const source = files.read(file);
@@ -132,7 +147,11 @@ async function moduleFrame(files: SourceFiles, frame: StackFrame, fetchText: Fet
 async function inlineFrame(files: SourceFiles, frame: StackFrame, pageUrl: string, fetchText: FetchText): Promise<Located> {
   const html = await fetchText(pageUrl);
   const line = html?.split("\n")[frame.line - 1];
-  if (line === undefined) return unknown("an inline script of the page, which could not be fetched again");
+  if (html === undefined || line === undefined) return unknown("an inline script of the page, which could not be fetched again");
+  // A script the build inlined: the map vigie's build for checking kept for its text.
+  const script = inlineScriptAt(html, frame.line, frame.column);
+  const kept = script && (await hiddenPosition(files.root, script.text, script.line, script.column));
+  if (kept) return mappedFrame(files, kept);
   let snippet = (line.slice(Math.max(0, frame.column - 1)).split("</script>")[0] ?? "").trim().slice(0, 80);
   if (snippet.length < 8) snippet = line.trim().slice(0, 80);
   if (snippet.length < 8) return unknown("an inline script of the page, too short to find");

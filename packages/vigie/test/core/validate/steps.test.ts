@@ -104,6 +104,7 @@ describe("build", () => {
     warnings: [],
     outputTail: [],
     report: ".opencode/reports/build.log",
+    sourceMaps: { kept: true, note: "hidden source maps kept in .opencode/build/maps/, none in the output" },
     ...overrides,
   });
 

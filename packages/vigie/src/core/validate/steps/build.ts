@@ -69,7 +69,7 @@ export const buildStep: Step = {
     return {
       status: result.success ? (warnings ? "warn" : "ok") : "fail",
       summary: result.success
-        ? `${result.pageCount} pages in ${result.durationS} s`
+        ? `${result.pageCount} pages in ${result.durationS} s${result.sourceMaps.kept ? "" : `; ${result.sourceMaps.note}`}`
         : `failed: ${result.errors[0]?.message ?? "see the log"}`,
       findings,
     };
