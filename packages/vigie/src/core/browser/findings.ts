@@ -105,6 +105,8 @@ export interface PageFindings {
   navigations?: Navigation[];
   /** Set when a wait ran out: what was still pending. */
   incomplete?: string;
+  /** Set when the page was checked a second time, and why: "dev server re-optimised dependencies" (its first load met the dev server's own work). */
+  reloaded?: string;
   /** The path the document ended on when the server redirected it elsewhere. */
   redirectedTo?: string;
   /** The actions run after the load, when asked: how many ran, and the one that could not. */

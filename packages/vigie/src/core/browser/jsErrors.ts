@@ -1,9 +1,9 @@
 import { withTimeout } from "../wait.ts";
+import { checkPageAsSite } from "./devMachinery.ts";
 import type { CheckOptions, PageFindings } from "./findings.ts";
 import { locateFindings } from "./locate.ts";
 import type { BrowserSession } from "./session.ts";
 import { withState } from "./state.ts";
-import { checkPage } from "./watch.ts";
 
 export interface JsErrorsOptions extends CheckOptions {
   timeoutMs?: number;
@@ -17,7 +17,7 @@ export interface JsErrorsOptions extends CheckOptions {
 /** js_errors: one page in a clean warm page, every runtime fault, each pointing at its source when asked. */
 export async function checkJsErrors(session: BrowserSession, url: string, options: JsErrorsOptions = {}): Promise<PageFindings> {
   const findings = await session.withCleanPage(async (page) => {
-    return withTimeout(checkPage(page, url, { read: true, ...options }), options.timeoutMs ?? 45_000, async () => {
+    return withTimeout(checkPageAsSite(page, url, { read: true, ...options }), options.timeoutMs ?? 45_000, async () => {
       await page.close().catch(() => undefined);
     });
   }, withState(options.storageState));

@@ -3,6 +3,7 @@
 import { writeReport } from "../answer.ts";
 import { readAstroSettings } from "../astro/astroConfig.ts";
 import { loadConfig } from "../config.ts";
+import { untilNoDevStart } from "../devServer/settled.ts";
 import { tailLines } from "../process/output.ts";
 import { type CommandEnd, runCommand } from "../process/spawn.ts";
 import type { Project } from "../project.ts";
@@ -87,6 +88,8 @@ async function buildOnce(project: Project, options: BuildOptions): Promise<Build
   const command = options.command ?? config?.command ?? DEFAULT_BUILD_COMMAND;
   const timeoutMs = options.timeoutMs ?? (config?.timeoutS ? config.timeoutS * 1000 : DEFAULT_BUILD_TIMEOUT_MS);
   const outDir = readAstroSettings(project).outDir;
+  // A dev server starting on the project writes .astro/ as the build does: the build waits for it.
+  const waited = await untilNoDevStart(project, options.signal ? { signal: options.signal } : {});
   const startedAt = Date.now();
   const run = await runCommand(command, { cwd: project.root, timeoutMs, signal: options.signal, env: options.env });
   const { ended } = run;
@@ -112,6 +115,7 @@ async function buildOnce(project: Project, options: BuildOptions): Promise<Build
     `# ${run.command} in ${project.root}`,
     `success: ${success}, ${durationS} s: ${run.command} ${ended.message}`,
     `output folder: ${outDir} (${stats.pageCount} pages, ${stats.distBytes} bytes)`,
+    ...(waited ? [`waited ${waited.ms} ms for a dev server starting on the project: ${waited.waitedFor}`] : []),
     "",
     `## errors (${errors.length})`,
     ...errors.map((error) => JSON.stringify({ ...error, stack: undefined })),

@@ -78,9 +78,17 @@ export function judgePage(ctx: ValidateContext, { page, faults, linkedFrom }: Cr
     path: page.path,
     status: page.status,
     ok,
-    summary: (faults[0] && faultText(faults[0])) ?? a11yFaults[0]?.id ?? "ok",
+    summary: `${(faults[0] && faultText(faults[0])) ?? a11yFaults[0]?.id ?? "ok"}${page.reloaded ? ` (reloaded: ${page.reloaded})` : ""}`,
   };
   return { findings, line };
+}
+
+/** "; 2 pages reloaded (dev server re-optimised dependencies)": pages checked a second time, and why. */
+function reloadedNote(pages: CrawlPage[]): string {
+  const reloaded = pages.filter((page) => page.reloaded);
+  if (!reloaded.length) return "";
+  const why = [...new Set(reloaded.map((page) => page.reloaded))].join("; ");
+  return `; ${reloaded.length} page${reloaded.length > 1 ? "s" : ""} reloaded (${why})`;
 }
 
 /** The build's adapter has no local server: the pages are loaded from the dev server. */
@@ -134,7 +142,7 @@ export const crawlStep: Step = {
     const source = choice ? `${choice.why}` : result.source;
     return {
       status: failing ? "fail" : "ok",
-      summary: `${result.pages.length} pages (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}${onDevServer(ctx) ? `; ${ctx.site.rendering.serveNote}` : ""}`,
+      summary: `${result.pages.length} pages (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}${reloadedNote(result.pages)}${onDevServer(ctx) ? `; ${ctx.site.rendering.serveNote}` : ""}`,
       findings: judged.flatMap(({ findings }) => findings),
       pages,
       screenshots: await screenshotFailing(ctx, pagesUrl, result.pages),
