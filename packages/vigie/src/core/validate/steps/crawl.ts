@@ -8,7 +8,7 @@ import { faultMessage, faultText, sourceOf } from "../../browser/faultView.ts";
 import { type CrawledPage, crawlSitePages, recordCrawl, type SiteFault } from "../../checks/pages.ts";
 import { chosenPages, enabled, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
 import type { Finding, ValidationReport } from "../findings.ts";
-import { dependencyFix, originOf } from "../triage.ts";
+import { dependencyFix, themeNote, themeOriginOf } from "../triage.ts";
 import { screenshotFailing } from "./screenshots.ts";
 
 /** Each kind of page fault as validate names its rule. */
@@ -43,22 +43,27 @@ function faultFinding(ctx: ValidateContext, page: CrawlPage, fault: SiteFault): 
   };
 }
 
+/**
+ * One accessibility violation as a finding: a FAIL at the impacts the config fails on, a WARN
+ * otherwise, and a WARN that names the theme when it is in a theme's own markup (which the site
+ * cannot change).
+ */
 function a11yFinding(ctx: ValidateContext, page: CrawlPage, violation: Violation, fail: boolean): Finding {
-  const origin = originOf({ rule: violation.id, page: page.path, target: violation.target }, violation.within ?? [], ctx.site.settings);
+  const theme = themeOriginOf({ rule: violation.id, page: page.path, target: violation.target }, violation.within ?? [], ctx.site.settings);
   // Images are found back in the sources by their src: the first one located.
   const source = violation.sources?.flatMap((located) => ("source" in located ? [located.source] : []))[0];
   return {
-    severity: fail ? "fail" : "warn",
+    severity: fail && !theme ? "fail" : "warn",
     tool: ctx.tool("browser_a11y"),
     rule: violation.id,
     page: page.path,
     ...(source ? { file: source } : {}),
     target: violation.target,
-    ...(origin ? { origin } : {}),
+    ...(theme ? { origin: theme.origin } : {}),
     ...(violation.matches ? { matches: violation.matches } : {}),
-    message: `${violation.id} (${violation.impact}, ${violation.count}×): ${violation.help} at ${violation.target}${origin ? ` (from ${origin})` : ""}`,
-    fix: origin
-      ? `${dependencyFix({ rule: violation.id, target: violation.target }, origin)} See ${violation.helpUrl}`
+    message: `${violation.id} (${violation.impact}, ${violation.count}×): ${violation.help} at ${violation.target}${theme ? ` (${themeNote(theme)})` : ""}`,
+    fix: theme
+      ? `${dependencyFix({ rule: violation.id, target: violation.target }, theme.origin, theme.component)} See ${violation.helpUrl}`
       : `${source ? `Fix it at ${source}. ` : ""}See ${violation.helpUrl}`,
   };
 }
@@ -73,7 +78,7 @@ export function judgePage(ctx: ValidateContext, { page, faults, linkedFrom }: Cr
     ...faults.map((fault) => faultFinding(ctx, linking(fault), fault)),
     ...a11yFaults.map((violation) => a11yFinding(ctx, page, violation, failOn.has(violation.impact))),
   ];
-  const ok = faults.length === 0 && !a11yFaults.some((v) => failOn.has(v.impact));
+  const ok = faults.length === 0 && !findings.some((finding) => finding.severity === "fail");
   const line: ValidationReport["pages"][number] = {
     path: page.path,
     status: page.status,
