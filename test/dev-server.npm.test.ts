@@ -110,6 +110,8 @@ export default function Broken() {
 }
 `,
     "src/pages/broken.astro": page("Broken", 'import Broken from "../components/Broken.tsx";', "<Broken client:load />"),
+    // Linked from every page, as a new page is.
+    "src/layouts/Base.astro": layout.replace('<a href="/now/">Now</a>', '<a href="/now/">Now</a> <a href="/broken/">Broken</a>'),
   },
   what: /the preact island failed on purpose/,
   file: /src\/components\/Broken\.tsx:\d+/,
