@@ -1,7 +1,7 @@
 // vigie from the tarball of `npm pack` on two sites a new user could have, made from npm
 // packages only: a Starlight documentation site in two languages (a dozen pages, a Mermaid
 // diagram drawn by a client script) and a copy of this blog. For each: `npx vigie init`,
-// `npx vigie validate` PASS, one injected fault a FAIL naming the page and the tool,
+// `npx vigie validate` PASS (WARN for the Starlight theme's own markup, with no accept written), one injected fault a FAIL naming the page and the tool,
 // `npx vigie mcp` listed by the MCP SDK's client and `opencode serve` listing the tools.
 // Slow (two npm installs, four validations): about 10 minutes on 2 cores. The figures
 // (install, init and validate times, sizes) are printed, and appended to the file named by
@@ -15,6 +15,7 @@ import {
   assertMcpLists,
   assertOpenCodeLists,
   assertPass,
+  assertPassOrWarn,
   diskKb,
   figure,
   initSite,
@@ -61,6 +62,8 @@ function describeSite(
   accept: Accept[] = [],
   clean?: CleanCheck,
   flows: object[] = [],
+  /** The clean run may end in WARN (findings the site cannot change), never in FAIL. */
+  warnAllowed = false,
 ): void {
   describe(`the vigie package on ${label}`, { timeout: 1_500_000 }, () => {
     let site: InstalledSite | undefined;
@@ -91,11 +94,12 @@ function describeSite(
       site.write("vigie.config.json", `${JSON.stringify(edited, null, 2)}\n`);
     });
 
-    test("npx vigie validate: PASS on the site as it is", async () => {
+    test(`npx vigie validate: ${warnAllowed ? "PASS or WARN (no FAIL)" : "PASS"} on the site as it is`, async () => {
       assert.ok(site);
       const validated = await validateSite(site, "report-clean.json");
       figure(`${label}: init ${seconds(initMs)} + validate ${seconds(validated.result.ms)} (${validated.report.verdict})`);
-      assertPass(validated);
+      if (warnAllowed) assertPassOrWarn(validated);
+      else assertPass(validated);
       clean?.(validated.report as unknown as ValidationReport);
     });
 
@@ -124,9 +128,10 @@ function describeSite(
   });
 }
 
-// Two findings come from Starlight's own markup (vigie says so, and how to accept them): axe's
-// label-content-name-mismatch on its search button, and its 404 page's hreflang alternate to
-// a French 404 that Starlight does not generate.
+// Starlight's own markup (axe's label-content-name-mismatch on its Search component's button,
+// its 404 page's hreflang alternate to a French 404 that Starlight does not generate) is the
+// theme's, which the site cannot change: the first validate, with no accept written, is PASS or
+// WARN, each such finding a WARN naming Starlight.
 describeSite(
   "a Starlight site",
   () => STARLIGHT_SITE,
@@ -138,22 +143,19 @@ describeSite(
     page: /\/guides\/deploy\//,
     what: /the deploy page script failed/,
   },
-  [
-    {
-      rule: "label-content-name-mismatch",
-      selector: 'button[data-open-modal=""]',
-      reason: "Starlight's search button: its visible text is the keyboard shortcut, from the theme's markup",
-    },
-    { rule: "hreflang-alternate", page: "/404.html", reason: "Starlight's 404 page names a French 404 that Starlight does not generate" },
-  ],
+  [],
   (report) => {
-    // Read as Starlight, its findings accepted with their origin, Astro's notices not findings.
+    // Read as Starlight, its markup's findings WARNs naming it, Astro's notices not findings.
     assert.equal(report.site?.starlight, true);
     assert.deepEqual(report.site?.criticalRoutes, ["/", "/fr/"]);
     assert.ok(!report.findings.some((f) => /head-inject|collection "i18n"/.test(f.message)));
-    const search = (report.accepted ?? []).find((f) => f.rule === "label-content-name-mismatch");
-    assert.ok(search, `nothing accepted for the search button: ${JSON.stringify(report.accepted)}`);
-    assert.equal(search.origin, STARLIGHT_MARKUP);
+    assert.deepEqual(report.accepted ?? [], []);
+    const search = report.findings.find((f) => f.rule === "label-content-name-mismatch");
+    if (search) {
+      assert.equal(search.severity, "warn");
+      assert.equal(search.origin, STARLIGHT_MARKUP);
+      assert.match(search.message, /from Starlight's own markup \(its Search component\), which the site cannot change/);
+    }
     assert.ok(report.pages.some((page) => page.path === "/guides/architecture/" && page.ok));
     // The flow ran on the build, clean: Pagefind's search opened, typed in, Enter pressed.
     const flows = report.steps.find((step) => step.name === "flows");
@@ -166,6 +168,7 @@ describeSite(
       steps: [{ click: "button Search" }, { fill: "textbox Search", value: "deploy" }, { press: "Enter" }],
     },
   ],
+  true,
 );
 
 describeSite("a copy of this blog", blogCopySpec, {

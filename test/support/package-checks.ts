@@ -87,6 +87,18 @@ export function assertPass({ result, report }: { result: RunResult; report: Repo
   assert.equal(result.code, 0, shown);
 }
 
+/** Asserts PASS or WARN (exit 0): no failing finding. */
+export function assertPassOrWarn({ result, report }: { result: RunResult; report: Report }): void {
+  const shown = `${JSON.stringify(report.findings).slice(0, 3000)}\n${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`;
+  assert.ok(report.verdict === "PASS" || report.verdict === "WARN", shown);
+  assert.deepEqual(
+    report.findings.filter((finding) => finding.severity === "fail"),
+    [],
+    shown,
+  );
+  assert.equal(result.code, 0, shown);
+}
+
 /**
  * Asserts a FAIL (exit 1) with a failing finding of one of `tools` that names `page`
  * (in its page, file or message) and matches `what`; returns that finding.

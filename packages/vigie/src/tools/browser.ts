@@ -89,6 +89,14 @@ function islandsLine(findings: PageFindings): Answer | undefined {
   };
 }
 
+/** The crawl's pages that were checked a second time, and why ("2 pages: dev server re-optimised dependencies"). */
+function reloadedLine(pages: PageFindings[]): Answer {
+  const reloaded = pages.filter((page) => page.reloaded);
+  if (!reloaded.length) return {};
+  const why = [...new Set(reloaded.map((page) => page.reloaded))].join("; ");
+  return { reloaded: `${reloaded.length} page${reloaded.length > 1 ? "s" : ""}: ${why}` };
+}
+
 /**
  * One page's findings as js_errors answers them: its faults grouped by kind, each list whole
  * (the renderer cuts them to js_errors' sizes and budget; the report then has the findings).
@@ -126,6 +134,7 @@ export function findingsOutput(findings: PageFindings, path: string): ToolOutput
     ...actionsLine(findings.actions),
     ...(findings.warnings.length ? { warnings: findings.warnings.map((warning) => clip(warning, 150)) } : {}),
     ...(findings.incomplete ? { incomplete: findings.incomplete } : {}),
+    ...(findings.reloaded ? { reloaded: findings.reloaded } : {}),
   };
   return { answer, full: { name: `js-errors-${path.replace(/\W+/g, "-")}.json`, content: findings } };
 }
@@ -166,6 +175,7 @@ export const browserTools: ToolDefinition[] = [
       warnings: lines(z),
       serverErrors: lines(z),
       incomplete: z.string(),
+      reloaded: z.string().describe("why the page was checked a second time (the dev server's own work on its first load)"),
     }),
     // A broken page in 1 KB (DESIGN.md), every fault named as far as it goes.
     budget: 1024,
@@ -354,6 +364,7 @@ export const browserTools: ToolDefinition[] = [
       ),
       changed: z.looseObject({ chosen: z.number().int().optional(), of: z.number().int().optional(), why: z.string().optional() }),
       source: z.string(),
+      reloaded: z.string().describe("pages checked a second time, and why"),
       ms: z.number(),
     }),
     lists: { failing: 8 },
@@ -400,6 +411,7 @@ export const browserTools: ToolDefinition[] = [
         ...(result.skipped ? { skipped: result.skipped } : {}),
         ...(selection ? { changed: { chosen: selection.paths.length, of: selection.total, why: clip(selection.reason, 300) } } : {}),
         source: result.source,
+        ...reloadedLine(result.pages),
         ms: result.ms,
       };
       return { answer, files: { report } };

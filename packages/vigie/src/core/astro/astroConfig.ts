@@ -32,6 +32,8 @@ export interface AstroSettings {
   sitemap: boolean;
   /** The site is a Starlight documentation site: its pages live in src/content/docs. */
   starlight: boolean;
+  /** Starlight's components the site replaces with its own (the keys of Starlight's `components` option: "Search", "Header"...). */
+  starlightComponents?: string[];
   /** `output`: "static" (Astro's default) or "server". */
   output: "static" | "server";
   /** The module the `adapter` setting is imported from ("@astrojs/node"), when there is one. */
@@ -98,6 +100,13 @@ function starlightLocales(scope: ConfigScope, options: AnyNode | undefined): { l
   return { locales: keys, defaultLocale: keys.includes("root") ? "root" : (declared ?? keys[0]) };
 }
 
+/** The Starlight components the site overrides: the keys of `components` in its options. */
+function starlightOverrides(scope: ConfigScope, options: AnyNode | undefined): string[] {
+  const object = scope.property(options, "components");
+  if (object?.type !== "ObjectExpression") return [];
+  return object.properties.flatMap((property) => (property.type === "Property" && !property.computed ? (keyOf(property.key) ?? []) : []));
+}
+
 /** The call that sets Starlight up: to the name @astrojs/starlight is imported as (`starlight` when it is not imported). */
 function starlightCall(program: Program, scope: ConfigScope): CallExpression | undefined {
   const name = [...scope.imports].find(([, module]) => module === "@astrojs/starlight")?.[0] ?? "starlight";
@@ -131,6 +140,7 @@ export function readAstroSettings(project: Project): AstroSettings {
     ? astroLocales(scope, scope.property(config, "i18n"))
     : { locales: [] as string[], defaultLocale: undefined, prefixDefaultLocale: false };
   const starlight = program && scope ? starlightCall(program, scope) : undefined;
+  const overrides = starlight && scope ? starlightOverrides(scope, scope.value(starlight.arguments[0])) : [];
   if (locales.length === 0 && starlight && scope) {
     ({ locales, defaultLocale } = starlightLocales(scope, scope.value(starlight.arguments[0])));
     prefixDefaultLocale = locales.length > 0 && defaultLocale !== "root";
@@ -152,6 +162,7 @@ export function readAstroSettings(project: Project): AstroSettings {
     // Starlight adds @astrojs/sitemap itself when `site` is set.
     sitemap: modules.has("@astrojs/sitemap") || (Boolean(starlight) && site !== undefined),
     starlight: modules.has("@astrojs/starlight") && Boolean(starlight),
+    ...(overrides.length ? { starlightComponents: overrides } : {}),
   };
 }
 

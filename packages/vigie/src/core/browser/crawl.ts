@@ -9,13 +9,13 @@ import { unknown } from "../source/located.ts";
 import { cachedFetcher, type FetchText } from "../source/sourceMaps.ts";
 import { sleep, withTimeout } from "../wait.ts";
 import { quickContentAudit, runAxe, type Violation } from "./a11y.ts";
+import { checkPageAsSite } from "./devMachinery.ts";
 import { type CheckOptions, hasFaults, type PageFindings } from "./findings.ts";
 import { locateFindings } from "./locate.ts";
 import { checkOnPhone } from "./phone.ts";
 import type { BrowserSession } from "./session.ts";
 import { withState } from "./state.ts";
 import { PHONE } from "./viewports.ts";
-import { checkPage } from "./watch.ts";
 
 export interface CrawlOptions extends CheckOptions {
   concurrency?: number;
@@ -274,7 +274,9 @@ async function visit(page: Page, path: string, run: Visit, follow: boolean) {
         }
       : {}),
   };
-  const findings = await bounded(checkPage(page, url, options), run.pageTimeoutMs).catch((error: Error) => unchecked(url, error, answered));
+  const findings = await bounded(checkPageAsSite(page, url, options), run.pageTimeoutMs).catch((error: Error) =>
+    unchecked(url, error, answered),
+  );
   const ok = findings.status > 0 && findings.status < 400;
   const audit =
     run.options.a11y && ok && !page.isClosed() ? await bounded(run.audit(page, path), 30_000).catch(() => undefined) : undefined;

@@ -117,6 +117,8 @@ export interface PageFindings {
   incomplete?: string;
   /** Set when the page answered but its check was cut short (it ran out of time): why. */
   interrupted?: string;
+  /** Set when the page was checked a second time, and why: "dev server re-optimised dependencies" (its first load met the dev server's own work). */
+  reloaded?: string;
   /** The path the document ended on when the server redirected it elsewhere. */
   redirectedTo?: string;
   /** The actions run after the load, when asked: how many ran, and the one that could not. */

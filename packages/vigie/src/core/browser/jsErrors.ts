@@ -1,11 +1,11 @@
 import { withTimeout } from "../wait.ts";
+import { checkPageAsSite } from "./devMachinery.ts";
 import type { CheckOptions, PageFindings } from "./findings.ts";
 import { locateFindings } from "./locate.ts";
 import { checkOnPhone } from "./phone.ts";
 import type { BrowserSession } from "./session.ts";
 import { withState } from "./state.ts";
 import { PHONE } from "./viewports.ts";
-import { checkPage } from "./watch.ts";
 
 export interface JsErrorsOptions extends CheckOptions {
   timeoutMs?: number;
@@ -22,7 +22,7 @@ export interface JsErrorsOptions extends CheckOptions {
 export async function checkJsErrors(session: BrowserSession, url: string, options: JsErrorsOptions = {}): Promise<PageFindings> {
   const timeoutMs = options.timeoutMs ?? 45_000;
   const desktop = await session.withCleanPage(async (page) => {
-    return withTimeout(checkPage(page, url, { read: true, narrow: options.phone !== false, ...options }), timeoutMs, async () => {
+    return withTimeout(checkPageAsSite(page, url, { read: true, narrow: options.phone !== false, ...options }), timeoutMs, async () => {
       await page.close().catch(() => undefined);
     });
   }, withState(options.storageState));

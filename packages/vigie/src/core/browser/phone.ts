@@ -3,15 +3,15 @@
 // saw that the desktop did not is added to the page's findings, each marked with its viewport.
 import type { Page } from "playwright-core";
 import { withTimeout } from "../wait.ts";
+import { checkPageAsSite } from "./devMachinery.ts";
 import type { CheckOptions, PageFindings } from "./findings.ts";
-import { checkPage } from "./watch.ts";
 
 /** The phone's check of a page: read as a reader reads it, no navigation, no actions. */
 export async function checkOnPhone(page: Page, desktop: PageFindings, options: CheckOptions, timeoutMs: number): Promise<PageFindings> {
   const started = Date.now();
   const reason = desktop.narrow?.[0] ?? "the page shows something only on narrow screens";
   const phone = await withTimeout(
-    checkPage(page, desktop.url, {
+    checkPageAsSite(page, desktop.url, {
       read: true,
       ...(options.warnings ? { warnings: true } : {}),
       ...(options.navigationTimeoutMs ? { navigationTimeoutMs: options.navigationTimeoutMs } : {}),

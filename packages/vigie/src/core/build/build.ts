@@ -3,6 +3,7 @@
 import { writeReport } from "../answer.ts";
 import { readAstroSettings } from "../astro/astroConfig.ts";
 import { loadConfig } from "../config.ts";
+import { untilNoDevStart } from "../devServer/settled.ts";
 import { tailLines } from "../process/output.ts";
 import { type CommandEnd, runCommand } from "../process/spawn.ts";
 import type { Project } from "../project.ts";
@@ -96,6 +97,8 @@ async function buildOnce(project: Project, options: BuildOptions): Promise<Build
   // `npm run build` of a plain `astro build` runs as the build for checking (checkBuild.ts).
   const plan = planCheckBuild(project, given ?? DEFAULT_BUILD_COMMAND, given === undefined);
   const { command } = plan;
+  // A dev server starting on the project writes .astro/ as the build does: the build waits for it.
+  const waited = await untilNoDevStart(project, options.signal ? { signal: options.signal } : {});
   const startedAt = Date.now();
   const run = await runCommand(command, { cwd: project.root, timeoutMs, signal: options.signal, env: options.env });
   const { ended } = run;
@@ -126,6 +129,7 @@ async function buildOnce(project: Project, options: BuildOptions): Promise<Build
     `success: ${success}, ${durationS} s: ${run.command} ${ended.message}`,
     `output folder: ${outDir} (${stats.pageCount} pages, ${stats.distBytes} bytes)`,
     `source maps: ${sourceMaps.note}`,
+    ...(waited ? [`waited ${waited.ms} ms for a dev server starting on the project: ${waited.waitedFor}`] : []),
     "",
     `## errors (${errors.length})`,
     ...errors.map((error) => JSON.stringify({ ...error, stack: undefined })),

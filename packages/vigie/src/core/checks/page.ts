@@ -4,12 +4,12 @@
 // project's own server while its log is read, so the fault names the error and its source.
 import { join } from "node:path";
 import type { Action } from "../actions.ts";
+import { checkPageAsSite } from "../browser/devMachinery.ts";
 import type { PageFault } from "../browser/faults.ts";
 import type { PageFindings } from "../browser/findings.ts";
 import { checkJsErrors, locateInTime } from "../browser/jsErrors.ts";
 import type { BrowserSession } from "../browser/session.ts";
 import { saveState, withState } from "../browser/state.ts";
-import { checkPage } from "../browser/watch.ts";
 import { checksPhone, storageStateOf, type VigieConfig } from "../config.ts";
 import { causeLines, failureCauses, faultsWithCauses } from "../production/pageCauses.ts";
 import { devLog } from "../production/serverErrors.ts";
@@ -84,7 +84,7 @@ async function checkInOwnContext(site: Site, options: SitePageOptions): Promise<
     (page, context) =>
       withTimeout(
         (async () => {
-          const seen = await checkPage(page, options.url, { read: true, ...(options.actions ? { actions: options.actions } : {}) });
+          const seen = await checkPageAsSite(page, options.url, { read: true, ...(options.actions ? { actions: options.actions } : {}) });
           if (options.saveState && seen.actions && !seen.actions.failed) await saveState(context, join(root, options.saveState));
           return seen;
         })(),

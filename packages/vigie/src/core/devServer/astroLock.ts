@@ -71,7 +71,7 @@ export type AstroLookup =
   | { kind: "live"; server: AstroServer };
 
 /** Astro's own test of a lock's process, plus the subcommand: `node …/astro/bin/astro.mjs dev …` or `…/.bin/astro dev …`. */
-const ASTRO_COMMAND = /(?:^|[\\/\s"'])(?:astro[\\/]bin[\\/]astro\.mjs|\.bin[\\/]astro|astro)(?=\s)/;
+export const ASTRO_COMMAND = /(?:^|[\\/\s"'])(?:astro[\\/]bin[\\/]astro\.mjs|\.bin[\\/]astro|astro)(?=\s)/;
 
 function samePath(a: string, b: string): boolean {
   try {

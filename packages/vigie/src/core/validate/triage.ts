@@ -25,24 +25,59 @@ export const STARLIGHT_MARKUP = "@astrojs/starlight's markup";
 const STARLIGHT_ELEMENTS =
   /(^|[\s>(,])(site-search|starlight-[\w-]+|mobile-starlight-toggle)\b|\.sl-[\w-]+|\[data-open-modal\]|#starlight__/;
 
+/** Starlight's components a site can replace (its `components` option), by the elements of their markup. */
+const STARLIGHT_COMPONENTS: { component: string; element: RegExp }[] = [
+  { component: "Search", element: /(^|[\s>(,])site-search\b|\[data-open-modal\]|#starlight__search|\.pagefind-ui/ },
+  { component: "ThemeSelect", element: /(^|[\s>(,])starlight-theme-select\b/ },
+  { component: "LanguageSelect", element: /(^|[\s>(,])starlight-lang-select\b/ },
+  { component: "MobileMenuToggle", element: /(^|[\s>(,])(mobile-starlight-toggle|starlight-menu-button)\b/ },
+  { component: "MobileTableOfContents", element: /(^|[\s>(,])mobile-starlight-toc\b/ },
+  { component: "TableOfContents", element: /(^|[\s>(,])starlight-toc\b/ },
+];
+
 /** Astro writes its error pages as 404.html and 500.html; no search engine indexes them. */
 export const isErrorPage = (page?: string) => page !== undefined && /(^|\/)(404|500)(\.html|\/)?$/.test(page);
 
+/** A finding in a theme's own markup: whose markup (`origin`) and, when known, which of its components. */
+export interface ThemeOrigin {
+  origin: string;
+  component?: string;
+}
+
+type ThemeSite = Pick<SiteFacts, "starlight"> & { starlightComponents?: string[] };
+
 /**
- * Whose markup a finding comes from, when it can be known: on a Starlight site, an
- * element inside Starlight's own components, or an alternate on the 404 page Starlight
- * generates. Undefined when it is (or may be) the site's own.
+ * Whose markup a finding comes from, when it can be known: on a Starlight site, an element
+ * inside Starlight's own components, or an alternate on the 404 page Starlight generates.
+ * Undefined when it is (or may be) the site's own: a component the site replaced through
+ * Starlight's `components` option is the site's.
  */
-export function originOf(
+export function themeOriginOf(
   finding: Pick<Finding, "rule" | "page" | "target">,
   within: string[],
-  site: Pick<SiteFacts, "starlight">,
-): string | undefined {
+  site: ThemeSite,
+): ThemeOrigin | undefined {
   if (!site.starlight) return undefined;
-  if (within.some((tag) => /^(site-search|starlight-|mobile-starlight-)/.test(tag))) return STARLIGHT_MARKUP;
-  if (finding.target && STARLIGHT_ELEMENTS.test(finding.target)) return STARLIGHT_MARKUP;
-  if (finding.rule === "hreflang-alternate" && isErrorPage(finding.page)) return STARLIGHT_MARKUP;
+  const places = [...within, finding.target ?? ""];
+  const component = STARLIGHT_COMPONENTS.find(({ element }) => places.some((place) => element.test(place)))?.component;
+  if (component && site.starlightComponents?.includes(component)) return undefined;
+  if (component) return { origin: STARLIGHT_MARKUP, component };
+  if (within.some((tag) => /^(site-search|starlight-|mobile-starlight-)/.test(tag))) return { origin: STARLIGHT_MARKUP };
+  if (finding.target && STARLIGHT_ELEMENTS.test(finding.target)) return { origin: STARLIGHT_MARKUP };
+  if (finding.rule === "hreflang-alternate" && isErrorPage(finding.page)) return { origin: STARLIGHT_MARKUP, component: "404 page" };
   return undefined;
+}
+
+/** Whose markup a finding comes from ("@astrojs/starlight's markup"), or undefined when it is (or may be) the site's. */
+export function originOf(finding: Pick<Finding, "rule" | "page" | "target">, within: string[], site: ThemeSite): string | undefined {
+  return themeOriginOf(finding, within, site)?.origin;
+}
+
+/** The words a finding in a theme's markup ends with: "from Starlight's own markup (its Search component), which the site cannot change". */
+export function themeNote(theme: ThemeOrigin): string {
+  const whose = theme.origin === STARLIGHT_MARKUP ? "Starlight's own markup" : theme.origin;
+  const part = theme.component ? ` (its ${theme.component}${/ page$/.test(theme.component) ? "" : " component"})` : "";
+  return `from ${whose}${part}, which the site cannot change`;
 }
 
 /** The words of a selector in order: "site-search > button" → site-search, button. */
@@ -89,7 +124,11 @@ export function setAccepted(findings: (Finding & { matches?: string[] })[], rule
 }
 
 /** The fix for a finding in a dependency's markup: report it upstream, or accept it. */
-export function dependencyFix(finding: Pick<Finding, "rule" | "target">, origin: string): string {
+export function dependencyFix(finding: Pick<Finding, "rule" | "target">, origin: string, component?: string): string {
   const selector = finding.target ? `, "selector": ${JSON.stringify(finding.target)}` : "";
-  return `It comes from ${origin}, not from your sources: report it upstream, override the component, or accept it in vigie.config.json: "accept": [{ "rule": "${finding.rule}"${selector}, "reason": "..." }].`;
+  const override =
+    component && origin === STARLIGHT_MARKUP && !/ page$/.test(component)
+      ? `replace its ${component} component through Starlight's \`components\` option`
+      : "override the component";
+  return `It comes from ${origin}, not from your sources: report it upstream, ${override}, or accept it in vigie.config.json: "accept": [{ "rule": "${finding.rule}"${selector}, "reason": "..." }].`;
 }

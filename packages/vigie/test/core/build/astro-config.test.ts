@@ -122,6 +122,24 @@ export default { site: "https://d.example", integrations: [docs(options)] };
     });
   });
 
+  test("the Starlight components a site replaces (its `components` option)", () => {
+    const docs = settingsOf({
+      "astro.config.mjs": `import { defineConfig } from "astro/config";
+import starlight from "@astrojs/starlight";
+export default defineConfig({
+  integrations: [starlight({ title: "D", components: { Search: "./src/components/Search.astro", "Header": "./src/components/Header.astro" } })],
+});
+`,
+    });
+    assert.deepEqual(docs.starlightComponents, ["Search", "Header"]);
+    const plain = settingsOf({
+      "astro.config.mjs": `import starlight from "@astrojs/starlight";
+export default { integrations: [starlight({ title: "D" })] };
+`,
+    });
+    assert.equal(plain.starlightComponents, undefined);
+  });
+
   test("a config that does not parse gives Astro's defaults", () => {
     const settings = settingsOf({ "astro.config.mjs": "export default { base: '/x',, };\n" });
     assert.equal(settings.configFile, "astro.config.mjs");

@@ -3,7 +3,16 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Finding, ValidationReport } from "../../../src/core/validate/findings.ts";
 import { mergeReports, toText } from "../../../src/core/validate/reports.ts";
-import { acceptanceOf, isBenignNotice, originOf, STARLIGHT_MARKUP, setAccepted } from "../../../src/core/validate/triage.ts";
+import {
+  acceptanceOf,
+  dependencyFix,
+  isBenignNotice,
+  originOf,
+  STARLIGHT_MARKUP,
+  setAccepted,
+  themeNote,
+  themeOriginOf,
+} from "../../../src/core/validate/triage.ts";
 
 const starlight = { starlight: true };
 const plain = { starlight: false };
@@ -33,6 +42,24 @@ describe("triage", () => {
     );
     assert.equal(originOf({ rule: "image-alt", target: 'img[src="/x.png"]' }, [], starlight), undefined);
     assert.equal(originOf({ rule: "label-content-name-mismatch", target: "button" }, ["site-search"], plain), undefined);
+  });
+
+  test("a finding in one of Starlight's components names it, unless the site replaced that component", () => {
+    const search = { rule: "label-content-name-mismatch", target: 'button[data-open-modal=""]' };
+    const theme = themeOriginOf(search, ["site-search"], starlight);
+    assert.deepEqual(theme, { origin: STARLIGHT_MARKUP, component: "Search" });
+    assert.equal(themeNote(theme ?? { origin: "" }), "from Starlight's own markup (its Search component), which the site cannot change");
+    assert.deepEqual(themeOriginOf({ rule: "color-contrast", target: "starlight-theme-select > select" }, [], starlight), {
+      origin: STARLIGHT_MARKUP,
+      component: "ThemeSelect",
+    });
+    assert.equal(
+      themeNote({ origin: STARLIGHT_MARKUP, component: "404 page" }),
+      "from Starlight's own markup (its 404 page), which the site cannot change",
+    );
+    assert.equal(themeOriginOf(search, ["site-search"], { starlight: true, starlightComponents: ["Search"] }), undefined);
+    assert.deepEqual(themeOriginOf(search, ["site-search"], { starlight: true, starlightComponents: ["Header"] }), theme);
+    assert.match(dependencyFix(search, STARLIGHT_MARKUP, "Search"), /replace its Search component through Starlight's `components` option/);
   });
 
   test("accept: by rule, by selector (tested in the page or by its parts), by page; accepted findings move apart", () => {

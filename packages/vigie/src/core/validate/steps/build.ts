@@ -50,9 +50,9 @@ export const buildStep: Step = {
     if (why) ctx.built = existsSync(join(ctx.site.staticDir, "index.html")) || ctx.site.routes !== undefined;
     return why;
   },
-  // Astro's data store (.astro/) is written by the first dev server and by the build: on a
-  // checkout without it, the build waits for the dev server to have written it.
-  alsoAfter: (ctx) => (existsSync(join(ctx.project.root, ".astro")) || ctx.options.baseUrl ? [] : ["dev server"]),
+  // Astro's data store (.astro/) is written by a dev server as it starts and by the build: the
+  // build runs once the dev server step is done (runBuild also waits for any other start).
+  alsoAfter: (ctx) => (ctx.options.baseUrl ? [] : ["dev server"]),
   async run(ctx) {
     const { config } = ctx;
     // The browser steps wait for the build: their Chromium starts beside it.

@@ -8,7 +8,7 @@ import { faultMessage, faultText, sourceOf } from "../../browser/faultView.ts";
 import { type CrawledPage, crawlSitePages, recordCrawl, type SiteFault } from "../../checks/pages.ts";
 import { chosenPages, enabled, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
 import type { Finding, ValidationReport } from "../findings.ts";
-import { dependencyFix, originOf } from "../triage.ts";
+import { dependencyFix, themeNote, themeOriginOf } from "../triage.ts";
 import { screenshotFailing } from "./screenshots.ts";
 
 /** Each kind of page fault as validate names its rule. */
@@ -57,22 +57,27 @@ function interruptedFinding(ctx: ValidateContext, page: CrawlPage, why: string):
   };
 }
 
+/**
+ * One accessibility violation as a finding: a FAIL at the impacts the config fails on, a WARN
+ * otherwise, and a WARN that names the theme when it is in a theme's own markup (which the site
+ * cannot change).
+ */
 function a11yFinding(ctx: ValidateContext, page: CrawlPage, violation: Violation, fail: boolean): Finding {
-  const origin = originOf({ rule: violation.id, page: page.path, target: violation.target }, violation.within ?? [], ctx.site.settings);
+  const theme = themeOriginOf({ rule: violation.id, page: page.path, target: violation.target }, violation.within ?? [], ctx.site.settings);
   // Images are found back in the sources by their src: the first one located.
   const source = violation.sources?.flatMap((located) => ("source" in located ? [located.source] : []))[0];
   return {
-    severity: fail ? "fail" : "warn",
+    severity: fail && !theme ? "fail" : "warn",
     tool: ctx.tool("browser_a11y"),
     rule: violation.id,
     page: page.path,
     ...(source ? { file: source } : {}),
     target: violation.target,
-    ...(origin ? { origin } : {}),
+    ...(theme ? { origin: theme.origin } : {}),
     ...(violation.matches ? { matches: violation.matches } : {}),
-    message: `${violation.id} (${violation.impact}, ${violation.count}×): ${violation.help} at ${violation.target}${origin ? ` (from ${origin})` : ""}`,
-    fix: origin
-      ? `${dependencyFix({ rule: violation.id, target: violation.target }, origin)} See ${violation.helpUrl}`
+    message: `${violation.id} (${violation.impact}, ${violation.count}×): ${violation.help} at ${violation.target}${theme ? ` (${themeNote(theme)})` : ""}`,
+    fix: theme
+      ? `${dependencyFix({ rule: violation.id, target: violation.target }, theme.origin, theme.component)} See ${violation.helpUrl}`
       : `${source ? `Fix it at ${source}. ` : ""}See ${violation.helpUrl}`,
   };
 }
@@ -94,14 +99,22 @@ export function judgePage(ctx: ValidateContext, { page, faults, linkedFrom }: Cr
     ...(page.interrupted ? [interruptedFinding(ctx, page, page.interrupted)] : []),
     ...a11yFaults.map((violation) => a11yFinding(ctx, page, violation, failOn.has(violation.impact))),
   ];
-  const ok = !faults.some((fault) => !fault.unsure) && !a11yFaults.some((v) => failOn.has(v.impact));
+  const ok = !faults.some((fault) => !fault.unsure) && !findings.some((finding) => finding.severity === "fail");
   const line: ValidationReport["pages"][number] = {
     path: page.path,
     status: page.status,
     ok,
-    summary: (faults[0] && faultText(faults[0])) ?? a11yFaults[0]?.id ?? "ok",
+    summary: `${(faults[0] && faultText(faults[0])) ?? a11yFaults[0]?.id ?? "ok"}${page.reloaded ? ` (reloaded: ${page.reloaded})` : ""}`,
   };
   return { findings, line };
+}
+
+/** "; 2 pages reloaded (dev server re-optimised dependencies)": pages checked a second time, and why. */
+function reloadedNote(pages: CrawlPage[]): string {
+  const reloaded = pages.filter((page) => page.reloaded);
+  if (!reloaded.length) return "";
+  const why = [...new Set(reloaded.map((page) => page.reloaded))].join("; ");
+  return `; ${reloaded.length} page${reloaded.length > 1 ? "s" : ""} reloaded (${why})`;
 }
 
 /** The build is not served as deployed (an adapter vigie does not know: the dev server), or by vigie's server of its output: said in the summary. */
@@ -159,7 +172,7 @@ export const crawlStep: Step = {
     const source = choice ? `${choice.why}` : result.source;
     return {
       status: failing ? "fail" : "ok",
-      summary: `${result.pages.length} pages (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}${phone}${sayServe(ctx) ? `; ${ctx.site.rendering.serveNote}` : ""}`,
+      summary: `${result.pages.length} pages (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}${phone}${reloadedNote(result.pages)}${sayServe(ctx) ? `; ${ctx.site.rendering.serveNote}` : ""}`,
       findings: judged.flatMap(({ findings }) => findings),
       pages,
       screenshots: await screenshotFailing(

@@ -3,23 +3,24 @@ import { checkSiteLinks } from "../../checks/links.ts";
 import type { BrokenLink } from "../../links/links.ts";
 import { enabled, firstShard, type Step, type ValidateContext } from "../context.ts";
 import type { Finding } from "../findings.ts";
-import { dependencyFix, isErrorPage, originOf } from "../triage.ts";
+import { dependencyFix, isErrorPage, themeNote, themeOriginOf } from "../triage.ts";
 
 export function linkFinding(ctx: ValidateContext, broken: BrokenLink): Finding {
   const rule = broken.where.includes("hreflang") ? "hreflang-alternate" : "broken-link";
-  const origin = originOf({ rule, page: broken.from, target: broken.where }, [], ctx.site.settings);
+  const theme = themeOriginOf({ rule, page: broken.from, target: broken.where }, [], ctx.site.settings);
   return {
-    // An error page is indexed by no search engine: its alternates lead nobody astray.
-    severity: rule === "hreflang-alternate" && isErrorPage(broken.from) ? "warn" : "fail",
+    // An error page is indexed by no search engine: its alternates lead nobody astray. A
+    // theme's own markup is not the site's to change.
+    severity: (rule === "hreflang-alternate" && isErrorPage(broken.from)) || theme ? "warn" : "fail",
     tool: ctx.tool("build_links"),
     rule,
     page: broken.from,
     ...(broken.source ? { file: broken.source } : {}),
     target: broken.where,
-    ...(origin ? { origin } : {}),
-    message: `broken link to ${broken.to}: ${broken.reason}${broken.pages > 1 ? ` (on ${broken.pages} pages)` : ""}${origin ? ` (from ${origin})` : ""}`,
-    fix: origin
-      ? dependencyFix({ rule, target: undefined }, origin).replace('"reason"', `"page": "${broken.from}", "reason"`)
+    ...(theme ? { origin: theme.origin } : {}),
+    message: `broken link to ${broken.to}: ${broken.reason}${broken.pages > 1 ? ` (on ${broken.pages} pages)` : ""}${theme ? ` (${themeNote(theme)})` : ""}`,
+    fix: theme
+      ? dependencyFix({ rule, target: undefined }, theme.origin, theme.component).replace('"reason"', `"page": "${broken.from}", "reason"`)
       : `Point the link at an existing page, asset or id${broken.source ? ` in ${broken.source}` : ""}.`,
   };
 }

@@ -1,0 +1,87 @@
+// A dev server that is starting writes Astro's data store (.astro/data-store.json,
+// .astro/content-assets.mjs) before it listens, and a build writes the same files: run side
+// by side on a project, one of them may fail on the other's half-written file (ENOENT on
+// `.astro/content-assets.mjs.tmp`). A build waits until no dev server of the project is
+// starting: one vigie is starting (it holds the dev-server lock), or an `astro dev` started by
+// anyone in the project's folder that is not listening yet (Astro writes .astro/dev.json once
+// it listens, naming its pid).
+import { realpathSync } from "node:fs";
+import { readText } from "../files.ts";
+import { bootId, commandOf, isLive, listProcesses, readProcStat, workingDirectories } from "../process/inspect.ts";
+import type { Project } from "../project.ts";
+import { waitUntil } from "../wait.ts";
+import { ASTRO_COMMAND, astroLockPath, readAstroLock } from "./astroLock.ts";
+import { files } from "./state.ts";
+
+/** The longest a build waits for a dev server to finish starting. */
+export const DEV_START_WAIT_MS = 60_000;
+
+const real = (path: string) => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+};
+
+/** The live process holding vigie's dev-server lock of the project (a start or a stop under way), if any. */
+function lockHolder(project: Project): number | undefined {
+  const text = readText(files.lock(project, "dev-server"));
+  if (!text) return undefined;
+  try {
+    const holder = JSON.parse(text) as { pid?: number; startTime?: number; bootId?: string };
+    if (typeof holder.pid !== "number" || holder.bootId !== bootId()) return undefined;
+    const stat = readProcStat(holder.pid);
+    return isLive(stat) && stat.startTime === holder.startTime ? holder.pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `astro dev` processes of the project's folder that are not listening yet (.astro/dev.json does not name them). */
+function astroDevStarting(project: Project): number[] {
+  const root = real(project.root);
+  const listening = readAstroLock(astroLockPath(project, "dev"))?.pid;
+  const cwds = workingDirectories();
+  const all = listProcesses();
+  // The listening server and what started it (`sh -c "astro dev"` under `npm run dev`).
+  const serving = new Set<number>();
+  const byPid = new Map(all.map((stat) => [stat.pid, stat]));
+  for (let pid = listening; pid !== undefined && pid > 1 && !serving.has(pid); pid = byPid.get(pid)?.ppid) serving.add(pid);
+  const starting: number[] = [];
+  for (const stat of all) {
+    if (serving.has(stat.pid) || stat.pid === process.pid || !isLive(stat)) continue;
+    const cwd = cwds.get(stat.pid);
+    if (!cwd || real(cwd) !== root) continue;
+    const command = commandOf(stat.pid, 400) ?? "";
+    if (ASTRO_COMMAND.test(command) && /\sdev(?:\s|$)/.test(command)) starting.push(stat.pid);
+  }
+  return starting;
+}
+
+/** What is starting a dev server on the project right now ("pid 123 (astro dev)"), or undefined. */
+export function devStarting(project: Project): string | undefined {
+  const holder = lockHolder(project);
+  if (holder !== undefined) return `pid ${holder} (vigie's dev server start)`;
+  const [astro] = astroDevStarting(project);
+  return astro === undefined ? undefined : `pid ${astro} (astro dev)`;
+}
+
+/**
+ * Waits until no dev server of the project is starting, within `timeoutMs`. Says what it waited
+ * for and how long, or undefined when nothing was starting.
+ */
+export async function untilNoDevStart(
+  project: Project,
+  options: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<{ waitedFor: string; ms: number } | undefined> {
+  const first = devStarting(project);
+  if (!first) return undefined;
+  const started = Date.now();
+  await waitUntil(() => devStarting(project) === undefined, {
+    timeoutMs: options.timeoutMs ?? DEV_START_WAIT_MS,
+    intervalMs: 250,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return { waitedFor: first, ms: Date.now() - started };
+}

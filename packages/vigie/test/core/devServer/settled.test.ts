@@ -1,0 +1,49 @@
+// A build waits while a dev server of the project is starting (both write .astro/): an
+// `astro dev` in the project's folder that Astro's lock does not name yet is starting; once
+// .astro/dev.json names it (it listens), or once it is gone, nothing is. A stand-in process
+// with astro's command line, in a temporary project.
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { devStarting, untilNoDevStart } from "../../../src/core/devServer/settled.ts";
+import { projectAt } from "../../../src/core/project.ts";
+
+let root = "";
+let child: ChildProcess | undefined;
+
+before(async () => {
+  root = mkdtempSync(join(tmpdir(), "vigie-settled-"));
+  mkdirSync(join(root, "node_modules", ".bin"), { recursive: true });
+  mkdirSync(join(root, ".astro"));
+  writeFileSync(join(root, "package.json"), '{ "name": "site", "private": true }\n');
+  writeFileSync(join(root, "node_modules", ".bin", "astro"), "process.stdin.resume(); process.stdin.on('end', () => process.exit(0));\n");
+  child = spawn(process.execPath, [join(root, "node_modules", ".bin", "astro"), "dev"], { cwd: root, stdio: ["pipe", "ignore", "ignore"] });
+  await once(child, "spawn");
+});
+
+after(() => {
+  if (child?.exitCode === null) child.kill("SIGKILL");
+  rmSync(root, { recursive: true, force: true });
+});
+
+test("an astro dev of the project not listening yet is starting; named by Astro's lock, it is not", () => {
+  const project = projectAt(root);
+  assert.equal(devStarting(project), `pid ${child?.pid} (astro dev)`);
+  writeFileSync(join(root, ".astro", "dev.json"), JSON.stringify({ pid: child?.pid, port: 4321 }));
+  assert.equal(devStarting(project), undefined);
+  rmSync(join(root, ".astro", "dev.json"));
+});
+
+test("untilNoDevStart waits for the start to end, and says what it waited for", async () => {
+  const project = projectAt(root);
+  const waiting = untilNoDevStart(project, { timeoutMs: 20_000 });
+  child?.stdin?.end();
+  const waited = await waiting;
+  assert.equal(waited?.waitedFor, `pid ${child?.pid} (astro dev)`);
+  assert.equal(devStarting(project), undefined);
+  assert.equal(await untilNoDevStart(project), undefined);
+});
