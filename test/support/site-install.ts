@@ -300,7 +300,14 @@ async function installedPackages(
     const args = lock
       ? ["ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"]
       : ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"];
-    const install = await run("npm", args, { cwd: staging, timeoutMs });
+    let install = await run("npm", args, { cwd: staging, timeoutMs });
+    // npm's cached metadata can be older than the lock (a version published since): ask the registry.
+    if (install.code !== 0 && install.code !== null && !/in sync|out of date|Missing: /i.test(install.stderr))
+      install = await run(
+        "npm",
+        args.filter((arg) => arg !== "--prefer-offline"),
+        { cwd: staging, timeoutMs },
+      );
     if (install.code !== 0) {
       const stale = /in sync|out of date|Missing: /i.test(install.stderr);
       throw new Error(
