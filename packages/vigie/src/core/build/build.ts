@@ -3,7 +3,7 @@
 import { writeReport } from "../answer.ts";
 import { readAstroSettings } from "../astro/astroConfig.ts";
 import { loadConfig } from "../config.ts";
-import { untilNoDevStart } from "../devServer/settled.ts";
+import { writingAstroFiles } from "../devServer/settled.ts";
 import { tailLines } from "../process/output.ts";
 import { type CommandEnd, runCommand } from "../process/spawn.ts";
 import type { Project } from "../project.ts";
@@ -98,9 +98,15 @@ async function buildOnce(project: Project, options: BuildOptions): Promise<Build
   const plan = planCheckBuild(project, given ?? DEFAULT_BUILD_COMMAND, given === undefined);
   const { command } = plan;
   // A dev server starting on the project writes .astro/ as the build does: the build waits for it.
-  const waited = await untilNoDevStart(project, options.signal ? { signal: options.signal } : {});
-  const startedAt = Date.now();
-  const run = await runCommand(command, { cwd: project.root, timeoutMs, signal: options.signal, env: options.env });
+  let startedAt = Date.now();
+  const { value: run, waited } = await writingAstroFiles(
+    project,
+    () => {
+      startedAt = Date.now();
+      return runCommand(command, { cwd: project.root, timeoutMs, signal: options.signal, env: options.env });
+    },
+    options.signal ? { signal: options.signal } : {},
+  );
   const { ended } = run;
   const success = ended.reason === "exit" && ended.exitCode === 0;
   const parsed = parseBuildOutput(run.output);

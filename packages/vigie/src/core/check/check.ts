@@ -3,6 +3,7 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { VigieError, writeReport } from "../answer.ts";
+import { writingAstroFiles } from "../devServer/settled.ts";
 import { tailLines } from "../process/output.ts";
 import { runCommand } from "../process/spawn.ts";
 import type { Project } from "../project.ts";
@@ -140,11 +141,16 @@ export async function runCheck(project: Project, options: CheckOptions = {}): Pr
     const missing = missingCheckPackages(project);
     if (missing.length > 0) throw new CheckUnavailableError(missing);
   }
-  const run = await runCommand(options.command ?? (options.noSync ? [...CHECK_COMMAND, "--noSync"] : CHECK_COMMAND), {
-    cwd: project.root,
-    timeoutMs: options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
-    signal: options.signal,
-  });
+  const check = () =>
+    runCommand(options.command ?? (options.noSync ? [...CHECK_COMMAND, "--noSync"] : CHECK_COMMAND), {
+      cwd: project.root,
+      timeoutMs: options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
+      signal: options.signal,
+    });
+  // Without --noSync it syncs first, writing .astro/ as a starting dev server does: one waits for the other.
+  const run = options.noSync
+    ? await check()
+    : (await writingAstroFiles(project, check, options.signal ? { signal: options.signal } : {})).value;
   const { ended } = run;
   const report = writeReport(
     project,

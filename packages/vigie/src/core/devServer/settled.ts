@@ -4,12 +4,13 @@
 // `.astro/content-assets.mjs.tmp`). A build waits until no dev server of the project is
 // starting: one vigie is starting (it holds the dev-server lock), or an `astro dev` started by
 // anyone in the project's folder that is not listening yet (Astro writes .astro/dev.json once
-// it listens, naming its pid).
+// it listens, naming its pid). The other way round, a dev server vigie starts waits for the
+// commands of this process that are writing .astro/ (astro sync, astro check, a build).
 import { realpathSync } from "node:fs";
 import { readText } from "../files.ts";
 import { bootId, commandOf, isLive, listProcesses, readProcStat, workingDirectories } from "../process/inspect.ts";
 import type { Project } from "../project.ts";
-import { waitUntil } from "../wait.ts";
+import { sleep, waitUntil } from "../wait.ts";
 import { ASTRO_COMMAND, astroLockPath, readAstroLock } from "./astroLock.ts";
 import { files } from "./state.ts";
 
@@ -84,4 +85,44 @@ export async function untilNoDevStart(
     ...(options.signal ? { signal: options.signal } : {}),
   });
   return { waitedFor: first, ms: Date.now() - started };
+}
+
+/** The longest a dev server start waits for this process's commands that write .astro/. */
+export const ASTRO_WRITERS_WAIT_MS = 120_000;
+
+/** Commands of this process writing the project's .astro/ right now, by project root. */
+const writers = new Map<string, Set<Promise<unknown>>>();
+
+/**
+ * Runs `write` (a command that writes .astro/: astro sync, astro check, a build) once no dev
+ * server of the project is starting, and keeps it known while it runs, so that a dev server
+ * this process starts meanwhile waits for it. Says what it waited for first, if anything.
+ */
+export async function writingAstroFiles<T>(
+  project: Project,
+  write: () => Promise<T>,
+  options: { signal?: AbortSignal } = {},
+): Promise<{ value: T; waited?: { waitedFor: string; ms: number } }> {
+  const waited = await untilNoDevStart(project, options.signal ? { signal: options.signal } : {});
+  const running = write();
+  const set = writers.get(project.root) ?? new Set();
+  writers.set(project.root, set);
+  set.add(running);
+  const done = () => {
+    set.delete(running);
+    if (set.size === 0) writers.delete(project.root);
+  };
+  running.then(done, done);
+  const value = await running;
+  return waited ? { value, waited } : { value };
+}
+
+/** Waits (within `timeoutMs`) until this process's commands writing the project's .astro/ have ended. */
+export async function untilAstroFilesWritten(project: Project, timeoutMs = ASTRO_WRITERS_WAIT_MS): Promise<boolean> {
+  const set = writers.get(project.root);
+  if (!set?.size) return false;
+  const stop = new AbortController();
+  await Promise.race([Promise.allSettled([...set]), sleep(timeoutMs, { signal: stop.signal, unref: true }).catch(() => undefined)]);
+  stop.abort();
+  return true;
 }

@@ -13,6 +13,7 @@ import { withLock } from "./lock.ts";
 import { logTail, openFreshLog } from "./log.ts";
 import { describeHolder, isPortFree, type PortHolder, portHolder } from "./ports.ts";
 import { type ReadyOutcome, waitUntilReady } from "./ready.ts";
+import { untilAstroFilesWritten } from "./settled.ts";
 import { clearRecord, type DevMode, type DevServerRecord, files, inspect, readExit, writeRecord } from "./state.ts";
 import { endServer } from "./stop.ts";
 
@@ -128,6 +129,8 @@ export async function startDevServer(project: Project, options: StartOptions = {
       const error = `preview needs a build: there is no ${relativePath(project, outDir)}/ folder`;
       return { kind: "failed", error, reason: "needs-build" };
     }
+    // A dev server writes .astro/ as it starts: this process's astro sync, check or build writing it now ends first.
+    if (mode === "dev") await untilAstroFilesWritten(project);
     // Between the bind test and the server's own listen (seconds, for `astro preview`),
     // another process may take a free port: without an asked port, the next free one is tried.
     let lost: number | undefined;

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { devStarting, untilNoDevStart } from "../../../src/core/devServer/settled.ts";
+import { devStarting, untilAstroFilesWritten, untilNoDevStart, writingAstroFiles } from "../../../src/core/devServer/settled.ts";
 import { projectAt } from "../../../src/core/project.ts";
 
 let root = "";
@@ -46,4 +46,29 @@ test("untilNoDevStart waits for the start to end, and says what it waited for", 
   assert.equal(waited?.waitedFor, `pid ${child?.pid} (astro dev)`);
   assert.equal(devStarting(project), undefined);
   assert.equal(await untilNoDevStart(project), undefined);
+});
+
+test("a dev server start waits for this process's commands writing .astro/, and only while they run", async () => {
+  const project = projectAt(root);
+  assert.equal(await untilAstroFilesWritten(project), false);
+  let finish: (value: string) => void = () => {};
+  const writing = writingAstroFiles(project, () => new Promise<string>((resolve) => (finish = resolve)));
+  await new Promise((resolve) => setImmediate(resolve));
+  let written = false;
+  const waiting = untilAstroFilesWritten(project).then((waited) => {
+    written = true;
+    return waited;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(written, false, "the start goes on only once the sync has ended");
+  finish("synced");
+  assert.equal(await waiting, true);
+  assert.deepEqual(await writing, { value: "synced" });
+  assert.equal(await untilAstroFilesWritten(project), false);
+  // A command that fails is let go of too, its error kept for its caller.
+  await assert.rejects(
+    writingAstroFiles(project, () => Promise.reject(new Error("sync failed"))),
+    /sync failed/,
+  );
+  assert.equal(await untilAstroFilesWritten(project), false);
 });

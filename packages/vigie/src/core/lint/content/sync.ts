@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import type { Collection } from "../../astro/collections.ts";
 import { parseBuildOutput } from "../../build/output.ts";
+import { writingAstroFiles } from "../../devServer/settled.ts";
 import { tailLines } from "../../process/output.ts";
 import { runCommand } from "../../process/spawn.ts";
 import type { Project } from "../../project.ts";
@@ -30,7 +31,12 @@ const syncing = new Map<string, ReturnType<typeof runCommand>>();
 function sync(project: Project, signal?: AbortSignal): ReturnType<typeof runCommand> {
   const running = syncing.get(project.root);
   if (running) return running;
-  const run = runCommand(SYNC_COMMAND, { cwd: project.root, timeoutMs: 120_000, signal }).finally(() => syncing.delete(project.root));
+  // It writes .astro/ as a starting dev server does: one waits for the other.
+  const run = writingAstroFiles(project, () => runCommand(SYNC_COMMAND, { cwd: project.root, timeoutMs: 120_000, signal }), {
+    ...(signal ? { signal } : {}),
+  })
+    .then(({ value }) => value)
+    .finally(() => syncing.delete(project.root));
   syncing.set(project.root, run);
   return run;
 }
