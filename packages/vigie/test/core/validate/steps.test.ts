@@ -3,6 +3,9 @@
 // named with the project's prefix, the rule, the page or file:line, and a fix that says what
 // to do. The runs that produce those results have their own tests.
 import assert from "node:assert/strict";
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, test } from "node:test";
 import type { SiteFacts } from "../../../src/core/astro/astroConfig.ts";
 import type { CrawlPage } from "../../../src/core/browser/crawl.ts";
@@ -229,6 +232,36 @@ describe("critical routes", () => {
     assert.deepEqual([missing.severity, missing.rule, missing.page, missing.message], ["fail", "http-status", "/en/", "HTTP 404"]);
     assert.match(missing.fix, /docs_dev_logs/);
     assert.match((routeFinding(ctx, "/", new Error("connect ECONNREFUSED")) as Finding).message, /^no answer: connect ECONNREFUSED/);
+  });
+
+  test("a dev server's 5xx is asked again before it counts; a 5xx that stays, or a given server's, is a finding", async () => {
+    // A loopback server: "/" answers 503 once (a dev server restarting), "/en/" always 500, "/gone/" 404.
+    let asked = 0;
+    const server = createServer((request, response) => {
+      if (request.url === "/") response.statusCode = asked++ === 0 ? 503 : 200;
+      else response.statusCode = request.url === "/gone/" ? 404 : 500;
+      response.end();
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const dev = { ...context(), critical: ["/", "/en/", "/gone/"], dev: { url }, options: {} } as unknown as ValidateContext;
+      const outcome = await routesStep.run(dev);
+      assert.deepEqual(
+        outcome.findings?.map((f) => `${f.page} ${f.message}`),
+        ["/en/ HTTP 500", "/gone/ HTTP 404"],
+      );
+      assert.match(outcome.summary, /^1\/3 routes answer \(\/ answered once asked again: the dev server was settling\)$/);
+      asked = 0;
+      const given = { ...context(), critical: ["/"], options: { baseUrl: url } } as unknown as ValidateContext;
+      assert.deepEqual(
+        (await routesStep.run(given)).findings?.map((f) => `${f.page} ${f.message}`),
+        ["/ HTTP 503"],
+      );
+    } finally {
+      server.close();
+    }
   });
 });
 

@@ -1,15 +1,29 @@
 // HTTP on the critical routes of the server under test (the home and each locale's home).
+
+import { sleep } from "../../wait.ts";
 import { firstShard, givenUrl, type Step, type ValidateContext } from "../context.ts";
 import type { Finding } from "../findings.ts";
 
 /** The server the routes are asked of: the one given, else the dev server. */
 const liveUrl = (ctx: ValidateContext) => givenUrl(ctx) ?? ctx.dev?.url;
 
-async function askRoute(ctx: ValidateContext, url: string, route: string): Promise<Finding | undefined> {
-  const response = await fetch(`${url}${route}`, { redirect: "manual", signal: AbortSignal.timeout(30_000) }).catch(
-    (error: Error) => error,
-  );
-  return routeFinding(ctx, route, response instanceof Error ? response : response.status);
+/** How often, and how far apart, a dev server's 5xx or silence is asked again before it is a finding. */
+export const DEV_RETRIES = 2;
+export const DEV_RETRY_MS = 2_000;
+
+async function askRoute(ctx: ValidateContext, url: string, route: string): Promise<{ finding?: Finding; retried: number }> {
+  // A dev server may be restarting (the build and astro sync rewrite .astro/, which it watches)
+  // or re-optimising its dependencies: a 5xx or no answer from it is asked again before it counts.
+  const retries = givenUrl(ctx) ? 0 : DEV_RETRIES;
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(`${url}${route}`, { redirect: "manual", signal: AbortSignal.timeout(30_000) }).catch(
+      (error: Error) => error,
+    );
+    const finding = routeFinding(ctx, route, response instanceof Error ? response : response.status);
+    const transient = response instanceof Error || response.status >= 500;
+    if (!finding || !transient || attempt >= retries) return { ...(finding ? { finding } : {}), retried: attempt };
+    await sleep(DEV_RETRY_MS, ctx.options.signal ? { signal: ctx.options.signal } : {});
+  }
 }
 
 /** A critical route that answered 4xx or 5xx, or not at all, is a failure; any other status none. */
@@ -37,11 +51,18 @@ export const routesStep: Step = {
   async run(ctx) {
     const url = liveUrl(ctx) as string;
     const findings: Finding[] = [];
+    const askedAgain: string[] = [];
     for (const route of ctx.critical) {
-      const finding = await askRoute(ctx, url, route);
+      const { finding, retried } = await askRoute(ctx, url, route);
       if (finding) findings.push(finding);
+      else if (retried) askedAgain.push(route);
     }
     const answered = ctx.critical.length - findings.length;
-    return { status: findings.length ? "fail" : "ok", summary: `${answered}/${ctx.critical.length} routes answer`, findings };
+    const again = askedAgain.length ? ` (${askedAgain.join(", ")} answered once asked again: the dev server was settling)` : "";
+    return {
+      status: findings.length ? "fail" : "ok",
+      summary: `${answered}/${ctx.critical.length} routes answer${again}`,
+      findings,
+    };
   },
 };
