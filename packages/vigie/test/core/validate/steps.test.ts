@@ -339,6 +339,9 @@ describe("perf", () => {
   const result = (server: "dev" | "production"): PerfResult => ({
     url: `${PAGE}/`,
     runs: 5,
+    samples: [],
+    spread: {},
+    causes: [],
     server,
     medians: {
       ttfbMs: 10,
