@@ -3,10 +3,7 @@
 // text, a button whose click handler is busy for 300 ms. Each cause names the element and the
 // source file; the blog's own article (its first figure with `priority`) and home give none.
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { PNG } from "pngjs";
 import { parseActions } from "../../../src/core/actions.ts";
 import { measurePerf } from "../../../src/core/browser/perf.ts";
 import { locateCauses } from "../../../src/core/browser/perfCauses.ts";
@@ -14,35 +11,10 @@ import { BrowserSession } from "../../../src/core/browser/session.ts";
 import { runBuild } from "../../../src/core/build/build.ts";
 import type { Located } from "../../../src/core/source/located.ts";
 import { type BlogCopy, copyBlog, type Served, serveBlog } from "../../support/blog.ts";
+import { addPerfFaultPages } from "../../support/perfFaults.ts";
 
 const session = new BrowserSession({ idleMs: 5_000 });
 const BUDGETS = { loadMs: 100_000 };
-
-const page = (title: string, head: string, body: string) =>
-  `---\n${head}\n---\n<html lang="en"><head><meta charset="utf-8" /><title>${title}</title><link rel="icon" href="data:," /></head><body><main><h1>${title}</h1>\n${body}\n</main></body></html>\n`;
-
-const TEXT = "<p>Some text under the picture, long enough to be seen moving when the picture above it loads.</p>".repeat(6);
-
-const PAGES = {
-  "lazy-hero": page(
-    "lazy hero",
-    'import { Image } from "astro:assets";\nimport hero from "../../assets/figures/dev-loop.png";',
-    `<Image src={hero} alt="The working loop" width={1200} loading="lazy" />\n${TEXT}`,
-  ),
-  unsized: page("unsized image", "", `<p>Intro.</p>\n<img src="/perf/noise.png" alt="noise" loading="lazy" />\n${TEXT}`),
-  "busy-click": page(
-    "busy click",
-    "",
-    `<button id="busy" type="button">Busy</button>\n<p id="out">${"Text. ".repeat(40)}</p>\n<script>\n  document.getElementById("busy")?.addEventListener("click", function busyLoop() {\n    const end = performance.now() + 300;\n    while (performance.now() < end) {}\n    document.getElementById("out")!.textContent = "done";\n  });\n</script>`,
-  ),
-};
-
-/** A PNG of noise (it does not compress): large enough to arrive after the first paint. */
-function noisePng(width: number, height: number): Buffer {
-  const png = new PNG({ width, height });
-  for (let i = 0; i < png.data.length; i += 1) png.data[i] = i % 4 === 3 ? 255 : Math.floor(Math.random() * 256);
-  return PNG.sync.write(png);
-}
 
 describe("perf causes on a built copy of the blog", { timeout: 600_000 }, () => {
   let copy: BlogCopy;
@@ -50,11 +22,7 @@ describe("perf causes on a built copy of the blog", { timeout: 600_000 }, () => 
 
   before(async () => {
     copy = copyBlog("perf-causes");
-    const dir = join(copy.root, "src", "pages", "perf");
-    mkdirSync(dir, { recursive: true });
-    for (const [name, content] of Object.entries(PAGES)) writeFileSync(join(dir, `${name}.astro`), content);
-    mkdirSync(join(copy.root, "public", "perf"), { recursive: true });
-    writeFileSync(join(copy.root, "public", "perf", "noise.png"), noisePng(1200, 700));
+    addPerfFaultPages(copy.root);
     // The build for checking (hidden source maps): the inline script's line is found.
     const build = await runBuild(copy);
     assert.ok(build.success, JSON.stringify(build.errors));
