@@ -215,11 +215,11 @@ export const browserTools: ToolDefinition[] = [
     readOnly: true,
     idempotent: true,
     description:
-      "Measure a page over N cold loads: median TTFB, load, LCP, CLS, bytes, requests vs budget (vigie.config.json), and why: LCP element and phases, shifts' causes, slowest interaction (with actions), each cause with element, source line and fix. Judge on a preview build.",
+      "Measure a page over N cold loads: medians vs budget (vigie.config.json) and why: LCP element and phases, shifts, slow interaction (actions); each cause: element, source line, fix. Judge on a preview build.",
     args: (z) => ({
       ...target(z),
-      runs: z.number().int().min(1).max(20).describe("loads to take the median of, default 3").optional(),
-      actions: actions(z, "as js_errors' actions; measures INP"),
+      runs: z.number().int().min(1).max(20).describe("loads, default 3").optional(),
+      actions: actions(z, "as js_errors'; for INP"),
     }),
     answer: (z) => ({
       path: z.string(),
@@ -231,10 +231,6 @@ export const browserTools: ToolDefinition[] = [
         z.looseObject({ value: z.number().optional(), max: z.number().optional(), pass: z.boolean().optional() }),
       ),
       verdict: z.enum(["pass", "over_budget"]),
-      lcp: z.string().optional(),
-      inp: z.string().optional(),
-      resources: z.string().optional(),
-      causes: z.array(z.looseObject({ rule: z.string(), fix: z.string().optional() })),
     }),
     lists: { causes: 4 },
     run: async (args, { project }) => {
