@@ -61,10 +61,22 @@ async function sample(page: Page, url: string, timeoutMs: number): Promise<{ sam
     await page.waitForLoadState("load", { timeout: timeoutMs });
   }
   const measured = page.evaluate(async () => {
-    const state = (window as unknown as { __vigieVitals?: { lcp?: { ms: number }; cls: number } }).__vigieVitals;
+    const state = (window as unknown as { __vigieVitals?: { lcp?: { ms: number }; cls: number; shifts: unknown[] } }).__vigieVitals;
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 25));
     // loadEventEnd is written after the load handlers, LCP entries arrive a little later.
-    for (let waited = 0; waited < 1000 && (waited < 50 || !state?.lcp); waited += 25)
-      await new Promise((resolve) => setTimeout(resolve, 25));
+    for (let waited = 0; waited < 1000 && (waited < 50 || !state?.lcp); waited += 25) await pause();
+    // Islands hydrate after the load and may then insert content: the page is read once it has
+    // not shifted for 700 ms (3 s at most).
+    if (document.querySelector("astro-island")) {
+      let shifts = state?.shifts.length ?? 0;
+      let quiet = 0;
+      for (let waited = 0; waited < 3000 && quiet < 700; waited += 25) {
+        await pause();
+        const now = state?.shifts.length ?? 0;
+        quiet = now === shifts ? quiet + 25 : 0;
+        shifts = now;
+      }
+    }
     const perf = { lcp: state?.lcp?.ms ?? 0, cls: state?.cls ?? 0 };
     const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
     const resources = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
