@@ -243,7 +243,7 @@ export const browserTools: ToolDefinition[] = [
       });
       await locateCauses(result.causes, project.root, url);
       const path = args.path ?? "/";
-      const report = writeReport(project, `perf-${path.replace(/\W+/g, "-")}.json`, result);
+      const report = writeReport(project, `perf-${path.replace(/\W+/g, "-").replace(/^-|-$/g, "") || "index"}.json`, result);
       return { answer: { ...perfAnswer(path, result, report), ...actionsLine(result.actions) } };
     },
   }),
