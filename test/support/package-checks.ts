@@ -43,6 +43,8 @@ export const INIT_FILES = [
 export interface Finding {
   severity: string;
   tool: string;
+  rule?: string;
+  target?: string;
   page?: string;
   file?: string;
   message: string;

@@ -81,6 +81,8 @@ export const configSchema = z.strictObject({
   criticalRoutes: z.array(z.string().startsWith("/")).optional(),
   /** Pages measured by perf; default: the home and one article. */
   perfRoutes: z.array(z.string().startsWith("/")).optional(),
+  /** Loads per page whose median validate judges (default 3); a page over budget gets 3 more before it fails. */
+  perfRuns: z.number().int().min(1).max(20).optional(),
   checks: z
     .strictObject({
       lint: z.boolean().optional(),

@@ -5,6 +5,7 @@ import { type PageFault, pageFaults } from "../core/browser/faults.ts";
 import { failingPageItem, faultItem, faultSummary, whereOf } from "../core/browser/faultView.ts";
 import type { PageFindings } from "../core/browser/findings.ts";
 import { measurePerf } from "../core/browser/perf.ts";
+import { locateCauses } from "../core/browser/perfCauses.ts";
 import { takeScreenshot } from "../core/browser/screenshot.ts";
 import { sharedSession } from "../core/browser/session.ts";
 import { visualDiff } from "../core/browser/visualDiff.ts";
@@ -20,6 +21,7 @@ import { afterBuild, readSite, type Site } from "../core/site.ts";
 import { resolveBaseUrl, resolvePageUrl } from "../core/target.ts";
 import { finding, lines } from "./answers.ts";
 import { defineTool, portArgument, type ToolDefinition, type ToolOutput, type Zod } from "./define.ts";
+import { perfAnswer } from "./perfAnswer.ts";
 
 const target = (z: Zod) => ({
   path: z.string().describe('Site path, default "/"').optional(),
@@ -213,8 +215,12 @@ export const browserTools: ToolDefinition[] = [
     readOnly: true,
     idempotent: true,
     description:
-      "Measure a page over N cold loads: median TTFB, DOMContentLoaded, load, LCP, CLS, bytes, requests, JS bytes, each against the budget (vigie.config.json; default load <= 200 ms). Judge budgets on a preview build, not the dev server.",
-    args: (z) => ({ ...target(z), runs: z.number().int().min(1).max(20).describe("loads to take the median of, default 3").optional() }),
+      "Measure a page over N cold loads: medians vs budget (vigie.config.json) and why: LCP element and phases, shifts, slow interaction (actions); each cause: element, source line, fix. Judge on a preview build.",
+    args: (z) => ({
+      ...target(z),
+      runs: z.number().int().min(1).max(20).describe("loads, default 3").optional(),
+      actions: actions(z, "as js_errors'; for INP"),
+    }),
     answer: (z) => ({
       path: z.string(),
       runs: z.number().int(),
@@ -226,21 +232,19 @@ export const browserTools: ToolDefinition[] = [
       ),
       verdict: z.enum(["pass", "over_budget"]),
     }),
+    lists: { causes: 4 },
     run: async (args, { project }) => {
-      const result = await measurePerf(sharedSession(), resolvePageUrl(project, args), {
+      const url = resolvePageUrl(project, args);
+      const options = pageCheckOptions(project, args.actions);
+      const result = await measurePerf(sharedSession(), url, {
         runs: args.runs ?? 3,
         budgets: budgetsOf(loadConfig(project)),
-        storageState: storageStateOf(project, loadConfig(project)),
+        ...options,
       });
-      const answer: Answer = {
-        path: args.path ?? "/",
-        ...result,
-        url: undefined,
-        ...(result.server === "dev"
-          ? { note: "Measured on the dev server: timings are not what readers get. Build, start with mode preview, then measure." }
-          : {}),
-      };
-      return { answer };
+      await locateCauses(result.causes, project.root, url);
+      const path = args.path ?? "/";
+      const report = writeReport(project, `perf-${path.replace(/\W+/g, "-").replace(/^-|-$/g, "") || "index"}.json`, result);
+      return { answer: { ...perfAnswer(path, result, report), ...actionsLine(result.actions) } };
     },
   }),
   defineTool({

@@ -15,7 +15,7 @@ export interface Finding {
    * The rule broken, the id `accept` entries of vigie.config.json match: an axe rule id
    * (image-alt), a lint rule (frontmatter), or the check's own (broken-link,
    * hreflang-alternate, page-error, failed-request, http-status, mermaid, build-error,
-   * build-warning, type-error, perf-budget).
+   * build-warning, type-error, perf-budget, perf-<cause> such as perf-lcp-lazy).
    */
   rule?: string;
   /** Set when a dependency's markup causes it, not the site's sources: "@astrojs/starlight's markup". */
@@ -54,6 +54,10 @@ export interface PerfFigure {
   transferKb: number;
   requests: number;
   verdict: "pass" | "over_budget" | "not_judged";
+  /** Loads measured (more when the page was over budget and measured again). */
+  runs?: number;
+  /** Lowest–highest over the loads: "load 120–180 ms, LCP 300–420 ms". */
+  spread?: string;
 }
 
 export interface ValidationReport {

@@ -37,7 +37,7 @@ export function toText(report: ValidationReport): string {
     lines.push("", "perf (medians):");
     for (const p of report.perf)
       lines.push(
-        `  ${p.page}: load ${p.loadMs} ms, TTFB ${p.ttfbMs} ms, LCP ${p.lcpMs} ms, CLS ${p.cls}, ${p.transferKb} kB in ${p.requests} requests (${p.verdict === "not_judged" ? "dev server, not judged" : p.verdict})`,
+        `  ${p.page}: load ${p.loadMs} ms, TTFB ${p.ttfbMs} ms, LCP ${p.lcpMs} ms, CLS ${p.cls}, ${p.transferKb} kB in ${p.requests} requests (${p.verdict === "not_judged" ? "dev server, not judged" : p.verdict}${p.spread ? `; ${p.runs ?? ""} loads, ${p.spread}` : ""})`,
       );
   }
   return `${lines.join("\n")}\n`;
@@ -150,7 +150,7 @@ export function toHtml(report: ValidationReport, root: string): string {
   const perf = report.perf
     .map(
       (p) =>
-        `<tr><td>${html(p.page)}</td><td>${p.loadMs}</td><td>${p.ttfbMs}</td><td>${p.lcpMs}</td><td>${p.cls}</td><td>${p.transferKb}</td><td>${p.requests}</td><td>${p.verdict}</td></tr>`,
+        `<tr><td>${html(p.page)}</td><td>${p.loadMs}</td><td>${p.ttfbMs}</td><td>${p.lcpMs}</td><td>${p.cls}</td><td>${p.transferKb}</td><td>${p.requests}</td><td>${p.verdict}${p.spread ? ` <small>(${html(p.spread)})</small>` : ""}</td></tr>`,
     )
     .join("");
   return `<!doctype html>

@@ -20,7 +20,7 @@ import { judgePage } from "../../../src/core/validate/steps/crawl.ts";
 import { startFailed } from "../../../src/core/validate/steps/dev.ts";
 import { linkFinding } from "../../../src/core/validate/steps/links.ts";
 import { lintFindings, lintStep } from "../../../src/core/validate/steps/lint.ts";
-import { budgetFindings, figureOf } from "../../../src/core/validate/steps/perf.ts";
+import { budgetFindings, causeFindings, figureOf, spreadOf } from "../../../src/core/validate/steps/perf.ts";
 import { routeFinding, routesStep } from "../../../src/core/validate/steps/routes.ts";
 import { STARLIGHT_MARKUP } from "../../../src/core/validate/triage.ts";
 
@@ -372,6 +372,9 @@ describe("perf", () => {
   const result = (server: "dev" | "production"): PerfResult => ({
     url: `${PAGE}/`,
     runs: 5,
+    samples: [],
+    spread: {},
+    causes: [],
     server,
     medians: {
       ttfbMs: 10,
@@ -398,6 +401,39 @@ describe("perf", () => {
 
   test("dev-server timings are reported, never judged", () => {
     assert.equal(figureOf("/", result("dev")).verdict, "not_judged");
+  });
+
+  test("the spread of the loads is said, in the finding and the figure", () => {
+    const spread: PerfResult = { ...result("production"), spread: { loadMs: [300, 410], cls: [0, 0.01] } };
+    assert.equal(
+      budgetFindings(context(), "/", spread)[0]?.message,
+      "loadMs 350 over the budget of 200 (median of 5 loads, 300–410 over the loads)",
+    );
+    assert.equal(spreadOf(spread), "load 300–410 ms, CLS 0–0.01");
+    assert.equal(figureOf("/", spread).spread, "load 300–410 ms, CLS 0–0.01");
+  });
+
+  test("each cause is a WARN finding with its rule, element, source line and fix", () => {
+    const [finding] = causeFindings(context(), "/en/", [
+      {
+        rule: "perf-lcp-lazy",
+        metric: "lcp",
+        selector: "figure > img",
+        message: "LCP image figure > img (dev-loop.webp) is lazy-loaded above the fold",
+        fix: "load it eagerly: <Image priority>",
+        located: { source: "src/content/articles/en/a.mdx:14" },
+      },
+    ]);
+    assert.deepEqual(finding, {
+      severity: "warn",
+      tool: "docs_browser_perf",
+      rule: "perf-lcp-lazy",
+      page: "/en/",
+      target: "figure > img",
+      file: "src/content/articles/en/a.mdx:14",
+      message: "LCP image figure > img (dev-loop.webp) is lazy-loaded above the fold",
+      fix: "Load it eagerly: <Image priority>; then measure again with docs_browser_perf.",
+    });
   });
 });
 

@@ -1,0 +1,61 @@
+// The perf answer: the medians against the budget as before, then why: the LCP element and its
+// phases, each cause with its element, its source line and its fix, the slowest interaction when
+// there were actions, and one line on render-blocking and third-party resources. The whole
+// measure (every load, every shift, every resource) goes to a report.
+
+import { type Answer, clip } from "../core/answer.ts";
+import type { PerfResult } from "../core/browser/perf.ts";
+import type { PerfCause } from "../core/browser/perfCauses.ts";
+import type { VitalsFacts } from "../core/browser/vitals.ts";
+
+/** One cause as the agent reads it: rule, element, where to change it, what to change. */
+export function causeItem(cause: PerfCause): Answer {
+  const located = cause.located;
+  return {
+    rule: cause.rule,
+    ...(cause.selector ? { element: clip(cause.selector, 100) } : {}),
+    ...(located && "source" in located ? { source: located.source } : {}),
+    ...(located && "sourceUnknown" in located ? { sourceUnknown: clip(located.sourceUnknown, 120) } : {}),
+    message: clip(cause.message, 200),
+    fix: clip(cause.fix, 120),
+  };
+}
+
+/** "img.hero (hero.jpg) 1830 ms: ttfb 12 / load delay 1200 / load 500 / render delay 118" */
+export function lcpLine(vitals: VitalsFacts | undefined): string | undefined {
+  const lcp = vitals?.lcp;
+  if (!lcp) return undefined;
+  const element = lcp.element;
+  const what = element ? `${clip(element.selector, 80)}${element.src ? ` (${clip(element.src.split("/").pop() ?? "", 50)})` : ""}` : "?";
+  const p = lcp.phases;
+  return `${what} ${lcp.ms} ms: ttfb ${p.ttfbMs}, load delay ${p.loadDelayMs}, load ${p.loadMs}, render delay ${p.renderDelayMs}`;
+}
+
+/** Render-blocking resources and third-party share, in one line. */
+export function resourcesLine(vitals: VitalsFacts | undefined): string | undefined {
+  if (!vitals) return undefined;
+  const blocking = vitals.renderBlocking;
+  const blockingMs = Math.round(blocking.reduce((sum, entry) => sum + entry.ms, 0));
+  const third = vitals.thirdParty;
+  return `${blocking.length} render-blocking (${blockingMs} ms); third-party ${third.requests} requests, ${third.percentOfKb}% of bytes`;
+}
+
+/** The answer of browser_perf. */
+export function perfAnswer(path: string, result: PerfResult, report: string | undefined): Answer {
+  const { samples: _samples, vitals, causes, url: _url, spread: _spread, actions: _actions, ...numbers } = result;
+  const inp = vitals?.inp;
+  return {
+    path,
+    ...numbers,
+    ...(lcpLine(vitals) ? { lcp: lcpLine(vitals) } : {}),
+    ...(inp
+      ? { inp: `${inp.ms} ms on ${clip(inp.element?.selector ?? "?", 80)}; long tasks ${inp.longTasksMs.join(", ") || "none"} ms` }
+      : {}),
+    ...(resourcesLine(vitals) ? { resources: resourcesLine(vitals) } : {}),
+    causes: causes.map(causeItem),
+    ...(result.server === "dev"
+      ? { note: "Measured on the dev server: timings are not what readers get. Build, start with mode preview, then measure." }
+      : {}),
+    ...(report ? { files: { report } } : {}),
+  };
+}
