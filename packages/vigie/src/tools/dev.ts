@@ -188,10 +188,10 @@ const changes = defineTool({
   readOnly: true,
   idempotent: false,
   description:
-    "After an edit: the files changed since the last look, the pages they reach (the dev server's module graph), whether the edit applied (hmr, full reload, error file:line) and per page the faults new, resolved and still there, as js_errors. The first call takes the baseline.",
+    "After an edit: files changed since the last look, pages they reach (module graph), whether it applied (hmr, full-reload, error file:line), per page faults new/resolved/still as js_errors, type errors of changed files. First call takes the baseline.",
   args: (z) => ({
-    pages: z.array(z.string().max(300)).max(50).describe("paths to check among those reached").optional(),
-    limit: z.number().int().min(1).max(50).describe("pages checked per call, default 5").optional(),
+    pages: z.array(z.string().max(300)).max(50).describe("paths to check, of those reached").optional(),
+    limit: z.number().int().min(1).max(50).describe("pages per call, default 5").optional(),
     reset: z.boolean().describe("take a new baseline").optional(),
   }),
   answer: (z) => ({
@@ -210,9 +210,11 @@ const changes = defineTool({
     ),
     clean: lines(z).describe("pages checked with no fault and no change"),
     pending: lines(z).describe("pages reached, not checked: call again, or with pages"),
+    types: z.array(z.looseObject({ source: z.string().optional(), message: z.string().optional() })),
+    typesUnavailable: z.string(),
     ms: z.number(),
   }),
-  lists: { changed: 8, pages: 5, clean: 10, pending: 8, unused: 5 },
+  lists: { changed: 8, pages: 5, clean: 10, pending: 8, unused: 5, types: 5 },
   run: async (args, context) => {
     const { loadConfig } = await import("../core/config.ts");
     const { readSite } = await import("../core/site.ts");

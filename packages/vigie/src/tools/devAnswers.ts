@@ -236,6 +236,8 @@ export function changesAnswer(result: DevChangesResult): Answer {
     ...(pages.length ? { pages } : {}),
     ...(clean.length ? { clean } : {}),
     ...(result.pending.length ? { pending: result.pending } : {}),
+    ...(result.types && "unavailable" in result.types ? { typesUnavailable: result.types.unavailable } : {}),
+    ...(result.types && "errors" in result.types && result.types.errors.length ? { types: result.types.errors } : {}),
     ms: result.ms,
   };
 }

@@ -9,7 +9,7 @@ import { basename, extname, join, relative, sep } from "node:path";
 import { VigieError } from "../answer.ts";
 import { readFrontmatter } from "../astro/frontmatter.ts";
 import type { PageFault } from "../browser/faults.ts";
-import { type FaultItem, faultItem } from "../browser/faultView.ts";
+import { type FaultItem, faultItem, sourceOf } from "../browser/faultView.ts";
 import type { BrowserSession } from "../browser/session.ts";
 import { checkSitePage } from "../checks/page.ts";
 import { crawlSitePages } from "../checks/pages.ts";
@@ -58,6 +58,8 @@ interface DevAnswer {
 interface KeptFault {
   key: string;
   item: FaultItem;
+  /** For the server's own error (a 500, its error page): its message and source, which say whether an edit compiled. */
+  serverError?: { message: string; file?: string };
 }
 
 interface Baseline {
@@ -99,6 +101,8 @@ export interface DevChangesResult {
   checked: PageDelta[];
   /** Pages reached and not checked in this call (over the limit). */
   pending: string[];
+  /** The type errors of the changed files (Astro's checker, warm in the dev server), or why there are none. */
+  types?: { errors: { source: string; message: string }[] } | { unavailable: string };
   ms: number;
 }
 
@@ -119,6 +123,7 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
     const first = await ask(origin, 0, options.signal);
     const taken = await takeBaseline(site, origin, options, first, server);
     writeBaseline(project, taken.baseline);
+    warmChecker(origin);
     return { baseline: taken.summary, changed: [], unused: [], reached: [], checked: [], pending: [], ms: Date.now() - started };
   }
   const answer = await waitForServer(project, origin, baseline, options.signal);
@@ -128,23 +133,35 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   const asked = options.pages?.length ? wanted.filter((path) => options.pages?.includes(path)) : wanted;
   const limit = options.limit ?? DEFAULT_PAGE_LIMIT;
   const toCheck = asked.slice(0, limit);
+  // The type check runs in the server while the pages are checked.
+  const types = typeErrors(origin, answer.changed, options.signal);
   const checked: PageDelta[] = [];
+  let compileError: DevEvent | undefined;
   for (const path of toCheck) {
     if (options.signal?.aborted) break;
     const faults = await checkOne(site, origin, path, options);
+    const had = new Set((baseline.pages[path] ?? []).map((fault) => fault.key));
+    // A new server error whose source is a changed file: the edit did not compile (or throws as it renders).
+    const error = faults.find((fault) => fault.serverError && !had.has(fault.key) && fromChanged(fault.serverError.file, answer.changed));
+    if (!compileError && error?.serverError) compileError = { seq: answer.seq, kind: "error", ...error.serverError };
     checked.push(delta(path, baseline.pages[path] ?? [], faults));
     baseline.pages[path] = faults;
   }
   const done = new Set(checked.map((page) => page.path));
-  baseline = { ...baseline, seq: answer.seq, lookedAt: started, pending: wanted.filter((path) => !done.has(path)) };
+  // A compile error reaches the browsers when a page is rendered: asked again after the checks.
+  const later = await ask(origin, answer.seq, options.signal);
+  const applied = later.last?.kind === "error" ? later.last : (compileError ?? answer.last);
+  const seq = later.changed.length ? answer.seq : later.seq;
+  baseline = { ...baseline, seq, lookedAt: started, pending: wanted.filter((path) => !done.has(path)) };
   writeBaseline(project, baseline);
   return {
     changed: answer.changed,
-    ...(answer.last ? { applied: answer.last } : {}),
+    ...(applied ? { applied } : {}),
     unused,
     reached,
     checked,
     pending: baseline.pending,
+    ...((await types) ?? {}),
     ms: Date.now() - started,
   };
 }
@@ -170,10 +187,22 @@ async function checkOne(site: Site, origin: string, path: string, options: DevCh
   return faults.map(kept);
 }
 
+const fromChanged = (file: string | undefined, changed: string[]) => file !== undefined && changed.some((path) => file.startsWith(path));
+
+/** Vite's notice in a server error's message, which says nothing of the fault. */
+const STACK_NOTICE = / ?\(The stacktrace appears to be already rewritten[^)]*\)/;
+
 /** What identifies a fault from one look to the next: its kind, viewport, island and message, cache-busting queries left out. */
 function kept(fault: PageFault): KeptFault {
-  const message = fault.message.replace(/([?&])(t|v|import)=[\w.-]+/g, "$1");
-  return { key: [fault.kind, fault.viewport ?? "", fault.island ?? "", message].join("|"), item: faultItem(fault) };
+  const said = { ...fault, message: fault.message.replace(STACK_NOTICE, "") };
+  const message = said.message.replace(/([?&])(t|v|import)=[\w.-]+/g, "$1");
+  const server = fault.kind === "dev-error" || (fault.kind === "status" && (fault.status ?? 0) >= 500);
+  const file = sourceOf(fault) ?? fault.at;
+  return {
+    key: [fault.kind, fault.viewport ?? "", fault.island ?? "", message].join("|"),
+    item: faultItem(said),
+    ...(server ? { serverError: { message: said.message, ...(file ? { file } : {}) } } : {}),
+  };
 }
 
 function delta(path: string, before: KeptFault[], now: KeptFault[]): PageDelta {
@@ -185,6 +214,32 @@ function delta(path: string, before: KeptFault[], now: KeptFault[]): PageDelta {
     resolved: before.filter((fault) => !has.has(fault.key)).map((fault) => fault.item),
     still: now.filter((fault) => had.has(fault.key)).length,
   };
+}
+
+const TYPED = /\.(astro|ts|tsx|mts|cts|js|jsx|mjs|vue|svelte)$/i;
+const TYPES_TIMEOUT_MS = 30_000;
+
+/** Type errors of the changed files that have types, from the dev server's warm checker. */
+async function typeErrors(origin: string, changed: string[], signal?: AbortSignal): Promise<Pick<DevChangesResult, "types"> | undefined> {
+  const files = changed.filter((file) => TYPED.test(file));
+  if (!files.length) return undefined;
+  const timeout = AbortSignal.timeout(TYPES_TIMEOUT_MS);
+  try {
+    const response = await fetch(`${origin}${DEV_CHANGES_ROUTE}/types?files=${encodeURIComponent(files.join(","))}`, {
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    const body = (await response.json()) as { errors?: { source: string; message: string }[]; unavailable?: string };
+    if (body.errors) return { types: { errors: body.errors } };
+    return { types: { unavailable: body.unavailable ?? "the checker gave no answer" } };
+  } catch (error) {
+    const why = timeout.aborted ? `the checker took more than ${TYPES_TIMEOUT_MS / 1000} s` : (error as Error).message;
+    return { types: { unavailable: why } };
+  }
+}
+
+/** Starts the checker in the dev server after the baseline, so the first edit finds it warm; not waited for. */
+function warmChecker(origin: string): void {
+  fetch(`${origin}${DEV_CHANGES_ROUTE}/types?files=src/pages/index.astro`, { signal: AbortSignal.timeout(500) }).catch(() => undefined);
 }
 
 async function ask(origin: string, since: number, signal?: AbortSignal): Promise<DevAnswer> {

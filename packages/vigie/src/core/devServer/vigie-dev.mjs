@@ -3,9 +3,11 @@
 // answers GET /__vigie/dev?since=N on the dev server: the files the watcher saw change after
 // sequence number N, the pages each reaches through the module graph (importers walked up to
 // the pages), the last update the server sent its browsers (hmr, full reload, error with
-// file:line), and the routes. Plain JavaScript, no dependency: it runs inside the user's Astro.
+// file:line), and the routes; GET /__vigie/dev/types?files=a,b answers the type errors of
+// those files from Astro's checker, kept warm in this process (it ends with the server). Plain JavaScript, no dependency: it runs inside the user's Astro.
+import { createRequire } from "node:module";
 import { join, relative, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const MAX_CHANGES = 500;
 const MAX_WALK = 5000;
@@ -78,6 +80,19 @@ function vigieDevPlugin(state) {
       watchSend(server.environments?.client?.hot);
       server.middlewares.use((request, response, next) => {
         const url = new URL(request.url ?? "/", "http://localhost");
+        if (url.pathname === "/__vigie/dev/types") {
+          const files = (url.searchParams.get("files") ?? "").split(",").filter(Boolean);
+          typeErrors(state, files, rel).then(
+            (answer) => reply(response, 200, answer),
+            (error) =>
+              reply(response, 200, {
+                unavailable: String(error?.message ?? error)
+                  .split("\n")[0]
+                  .slice(0, 200),
+              }),
+          );
+          return;
+        }
         if (url.pathname !== "/__vigie/dev") return next();
         const since = Number(url.searchParams.get("since") ?? 0) || 0;
         const changed = [...new Set(changes.filter((change) => change.seq > since).map((change) => change.file))];
@@ -97,6 +112,63 @@ function vigieDevPlugin(state) {
       });
     },
   };
+}
+
+function reply(response, status, body) {
+  response.statusCode = status;
+  response.setHeader("content-type", "application/json");
+  response.end(JSON.stringify(body));
+}
+
+let checker;
+let checking = Promise.resolve();
+
+/** Astro's checker (@astrojs/language-server, as `astro check` runs it), made once: its program stays warm. */
+async function astroChecker(root) {
+  if (checker) return checker;
+  const require = createRequire(join(root, "package.json"));
+  let server;
+  try {
+    server = require.resolve("@astrojs/language-server");
+  } catch {
+    server = createRequire(require.resolve("@astrojs/check")).resolve("@astrojs/language-server");
+  }
+  let typescript;
+  try {
+    typescript = require.resolve("typescript");
+  } catch {
+    typescript = undefined;
+  }
+  const { AstroCheck } = await import(pathToFileURL(server).href);
+  checker = new AstroCheck(root, typescript, undefined);
+  return checker;
+}
+
+const CHECKED = /\.(astro|ts|tsx|mts|cts|js|jsx|mjs|vue|svelte)$/i;
+
+/** The type errors of `files` (relative to the root), one at a time through the warm checker. */
+function typeErrors(state, files, rel) {
+  const run = checking.then(async () => {
+    const paths = files.filter((file) => CHECKED.test(file) && !file.startsWith("..")).map((file) => join(state.root, file));
+    if (!paths.length) return { errors: [] };
+    const started = Date.now();
+    const astro = await astroChecker(state.root);
+    for (const path of paths) astro.linter.fileUpdated?.(path);
+    const result = await astro.lint({ fileNames: paths });
+    const errors = [];
+    for (const file of result.fileResult) {
+      for (const diagnostic of file.errors) {
+        if (diagnostic.severity !== 1) continue;
+        errors.push({
+          source: `${rel(fileURLToPath(file.fileUrl))}:${diagnostic.range.start.line + 1}`,
+          message: String(diagnostic.message).split("\n")[0].slice(0, 200),
+        });
+      }
+    }
+    return { errors, ms: Date.now() - started };
+  });
+  checking = run.catch(() => undefined);
+  return run;
 }
 
 /** The overlay's error: its message and file:line, relative to the root. */
