@@ -5,9 +5,9 @@
 // the pages), the last update the server sent its browsers (hmr, full reload, error with
 // file:line), and the routes; GET /__vigie/dev/types?files=a,b answers the type errors of
 // those files from Astro's checker, kept warm in this process (it ends with the server). Plain JavaScript, no dependency: it runs inside the user's Astro.
-import { createRequire } from "node:module";
 import { join, relative, sep } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 
 const MAX_CHANGES = 500;
 const MAX_WALK = 5000;
@@ -120,55 +120,86 @@ function reply(response, status, body) {
   response.end(JSON.stringify(body));
 }
 
+/**
+ * Astro's checker (@astrojs/language-server, as `astro check` runs it) in a worker thread of the
+ * dev server: building its program takes seconds of CPU, which must not stall the server. Made
+ * once, its program stays warm; the thread ends with the server's process.
+ */
+const CHECKER = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { createRequire } = require("node:module");
+const { join } = require("node:path");
+const { pathToFileURL, fileURLToPath } = require("node:url");
 let checker;
-let checking = Promise.resolve();
-
-/** Astro's checker (@astrojs/language-server, as `astro check` runs it), made once: its program stays warm. */
-async function astroChecker(root) {
+async function astroChecker() {
   if (checker) return checker;
-  const require = createRequire(join(root, "package.json"));
+  const local = createRequire(join(workerData.root, "package.json"));
   let server;
-  try {
-    server = require.resolve("@astrojs/language-server");
-  } catch {
-    server = createRequire(require.resolve("@astrojs/check")).resolve("@astrojs/language-server");
-  }
+  try { server = local.resolve("@astrojs/language-server"); }
+  catch { server = createRequire(local.resolve("@astrojs/check")).resolve("@astrojs/language-server"); }
   let typescript;
-  try {
-    typescript = require.resolve("typescript");
-  } catch {
-    typescript = undefined;
-  }
+  try { typescript = local.resolve("typescript"); } catch { typescript = undefined; }
   const { AstroCheck } = await import(pathToFileURL(server).href);
-  checker = new AstroCheck(root, typescript, undefined);
+  checker = new AstroCheck(workerData.root, typescript, undefined);
   return checker;
 }
-
-const CHECKED = /\.(astro|ts|tsx|mts|cts|js|jsx|mjs|vue|svelte)$/i;
-
-/** The type errors of `files` (relative to the root), one at a time through the warm checker. */
-function typeErrors(state, files, rel) {
-  const run = checking.then(async () => {
-    const paths = files.filter((file) => CHECKED.test(file) && !file.startsWith("..")).map((file) => join(state.root, file));
-    if (!paths.length) return { errors: [] };
-    const started = Date.now();
-    const astro = await astroChecker(state.root);
+parentPort.on("message", async ({ id, paths }) => {
+  try {
+    const astro = await astroChecker();
     for (const path of paths) astro.linter.fileUpdated?.(path);
     const result = await astro.lint({ fileNames: paths });
     const errors = [];
     for (const file of result.fileResult) {
       for (const diagnostic of file.errors) {
         if (diagnostic.severity !== 1) continue;
-        errors.push({
-          source: `${rel(fileURLToPath(file.fileUrl))}:${diagnostic.range.start.line + 1}`,
-          message: String(diagnostic.message).split("\n")[0].slice(0, 200),
-        });
+        errors.push({ path: fileURLToPath(file.fileUrl), line: diagnostic.range.start.line + 1, message: String(diagnostic.message).split("\\n")[0].slice(0, 200) });
       }
     }
-    return { errors, ms: Date.now() - started };
+    parentPort.postMessage({ id, errors });
+  } catch (error) {
+    parentPort.postMessage({ id, unavailable: String(error && error.message || error).split("\\n")[0].slice(0, 200) });
+  }
+});
+`;
+
+let worker;
+let asked = 0;
+const waiting = new Map();
+
+function checkerThread(root) {
+  if (worker) return worker;
+  worker = new Worker(CHECKER, { eval: true, workerData: { root } });
+  worker.unref();
+  worker.on("message", (message) => {
+    waiting.get(message.id)?.(message);
+    waiting.delete(message.id);
   });
-  checking = run.catch(() => undefined);
-  return run;
+  const fail = (why) => {
+    for (const resolve of waiting.values()) resolve({ unavailable: why });
+    waiting.clear();
+    worker = undefined;
+  };
+  worker.on("error", (error) => fail(String(error?.message ?? error).slice(0, 200)));
+  worker.on("exit", () => fail("the checker stopped"));
+  return worker;
+}
+
+const CHECKED = /\.(astro|ts|tsx|mts|cts|js|jsx|mjs|vue|svelte)$/i;
+
+/** The type errors of `files` (relative to the root), from the warm checker. */
+async function typeErrors(state, files, rel) {
+  const paths = files.filter((file) => CHECKED.test(file) && !file.startsWith("..")).map((file) => join(state.root, file));
+  if (!paths.length) return { errors: [] };
+  const started = Date.now();
+  asked += 1;
+  const id = asked;
+  const answer = await new Promise((resolve) => {
+    waiting.set(id, resolve);
+    checkerThread(state.root).postMessage({ id, paths });
+  });
+  if (answer.unavailable) return { unavailable: answer.unavailable };
+  const errors = answer.errors.map((error) => ({ source: `${rel(error.path)}:${error.line}`, message: error.message }));
+  return { errors, ms: Date.now() - started };
 }
 
 /** The overlay's error: its message and file:line, relative to the root. */
