@@ -195,10 +195,10 @@ const changes = defineTool({
     reset: z.boolean().describe("take a new baseline").optional(),
   }),
   answer: (z) => ({
-    baseline: z.looseObject({ pages: z.number().int().optional(), faults: z.number().int().optional(), ms: z.number().optional() }),
+    baseline: z.looseObject({}),
     changed: lines(z),
-    applied: z.string().describe('"hmr", "full-reload", or the error with its file:line'),
-    unused: lines(z).describe("changed files no page loaded so far uses"),
+    applied: z.string(),
+    unused: lines(z),
     reached: z.number().int(),
     pages: z.array(
       z.looseObject({
@@ -208,9 +208,9 @@ const changes = defineTool({
         still: z.number().int().optional(),
       }),
     ),
-    clean: lines(z).describe("pages checked with no fault and no change"),
-    pending: lines(z).describe("pages reached, not checked: call again, or with pages"),
-    types: z.array(z.looseObject({ source: z.string().optional(), message: z.string().optional() })),
+    clean: lines(z),
+    pending: lines(z).describe("reached, not checked"),
+    types: z.array(finding(z)),
     typesUnavailable: z.string(),
     ms: z.number(),
   }),
