@@ -4,18 +4,18 @@
 // the faults new since the last look, resolved, and still there, as js_errors counts them.
 // The last look is a baseline kept per dev server under .opencode/changes/: the first call takes
 // it by checking every page; each call then updates it for the pages it checked.
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, extname, join, relative, sep } from "node:path";
 import { VigieError } from "../answer.ts";
 import { readFrontmatter } from "../astro/frontmatter.ts";
 import type { PageFault } from "../browser/faults.ts";
 import { type FaultItem, faultItem, sourceOf } from "../browser/faultView.ts";
 import type { BrowserSession } from "../browser/session.ts";
-import { checkSitePage } from "../checks/page.ts";
 import { crawlSitePages } from "../checks/pages.ts";
 import type { VigieConfig } from "../config.ts";
-import { DEV_CHANGES_ROUTE } from "../devServer/devConfig.ts";
+import { DEV_CHANGES_ROUTE, DEV_CONFIG } from "../devServer/devConfig.ts";
 import { readDevServerRecord } from "../devServer/index.ts";
+import { inspect } from "../devServer/state.ts";
 import { readDevPort } from "../devServer/status.ts";
 import { readText } from "../files.ts";
 import { type Project, statePath } from "../project.ts";
@@ -128,6 +128,7 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   }
   const answer = await waitForServer(project, origin, baseline, options.signal);
   const paths = Object.keys(baseline.pages);
+  answer.changed = answer.changed.filter((file) => existsSync(join(project.root, file)) || answer.reached[file]?.pages.length);
   const { reached, unused } = pagesReached(project, answer, paths);
   const wanted = [...new Set([...reached, ...baseline.pending])];
   const asked = options.pages?.length ? wanted.filter((path) => options.pages?.includes(path)) : wanted;
@@ -137,9 +138,10 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   const types = typeErrors(origin, answer.changed, options.signal);
   const checked: PageDelta[] = [];
   let compileError: DevEvent | undefined;
+  const now = await checkPages(site, origin, toCheck, options);
   for (const path of toCheck) {
-    if (options.signal?.aborted) break;
-    const faults = await checkOne(site, origin, path, options);
+    const faults = now.get(path);
+    if (!faults) continue;
     const had = new Set((baseline.pages[path] ?? []).map((fault) => fault.key));
     // A new server error whose source is a changed file: the edit did not compile (or throws as it renders).
     const error = faults.find((fault) => fault.serverError && !had.has(fault.key) && fromChanged(fault.serverError.file, answer.changed));
@@ -182,9 +184,19 @@ async function takeBaseline(site: Site, origin: string, options: DevChangesOptio
   return { baseline, summary: { pages: crawl.pages.length, ms: Date.now() - started, faults } };
 }
 
-async function checkOne(site: Site, origin: string, path: string, options: DevChangesOptions): Promise<KeptFault[]> {
-  const { faults } = await checkSitePage(site, { session: options.session, url: `${origin}${path}`, config: options.config });
-  return faults.map(kept);
+/** The pages checked as the baseline checked them (the crawl's page check, several at a time): their faults by path. */
+async function checkPages(site: Site, origin: string, paths: string[], options: DevChangesOptions): Promise<Map<string, KeptFault[]>> {
+  const found = new Map<string, KeptFault[]>();
+  if (!paths.length) return found;
+  const crawl = await crawlSitePages(site, {
+    session: options.session,
+    pagesUrl: origin,
+    config: options.config,
+    paths,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  for (const { page, faults } of crawl.pages) found.set(page.path, faults.map(kept));
+  return found;
 }
 
 const fromChanged = (file: string | undefined, changed: string[]) => file !== undefined && changed.some((path) => file.startsWith(path));
@@ -235,6 +247,34 @@ async function typeErrors(origin: string, changed: string[], signal?: AbortSigna
     const why = timeout.aborted ? `the checker took more than ${TYPES_TIMEOUT_MS / 1000} s` : (error as Error).message;
     return { types: { unavailable: why } };
   }
+}
+
+/**
+ * Whether vigie's dev server runs with its dev config (so its warm checker can be asked), from its
+ * record alone: no request.
+ */
+export function hasWarmChecker(project: Project): boolean {
+  const state = inspect(project);
+  return state.kind === "running" && state.record.mode === "dev" && state.record.command.includes(DEV_CONFIG);
+}
+
+/** The type errors of `files` (relative to the root) from the running dev server's warm checker, or why it could not say. */
+export async function warmTypeErrors(
+  project: Project,
+  files: string[],
+  signal?: AbortSignal,
+): Promise<{ errors: { file: string; line: number; message: string }[] } | { unavailable: string }> {
+  const port = readDevPort(project);
+  if (port === undefined) return { unavailable: "no dev server" };
+  const answer = await typeErrors(`http://127.0.0.1:${port}`, files, signal);
+  const types = answer?.types ?? { errors: [] };
+  if ("unavailable" in types) return types;
+  return {
+    errors: types.errors.map((error) => {
+      const [, file = error.source, line = "1"] = /^(.*):(\d+)$/.exec(error.source) ?? [];
+      return { file, line: Number(line), message: error.message };
+    }),
+  };
 }
 
 /** Starts the checker in the dev server after the baseline, so the first edit finds it warm; not waited for. */

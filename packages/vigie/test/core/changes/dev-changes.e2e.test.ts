@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Answer } from "../../../src/core/answer.ts";
+import { hasWarmChecker, warmTypeErrors } from "../../../src/core/changes/dev.ts";
 import { devTools } from "../../../src/tools/dev.ts";
 import { runTool } from "../../../src/tools/run.ts";
 import { type BlogCopy, copyBlog } from "../../support/blog.ts";
@@ -140,12 +141,39 @@ describe("blog_dev_changes on the blog's dev server", { timeout: 900_000 }, () =
       assert.deepEqual(pathsOf(broken), ["/en/tags/", "/tags/"]);
       assert.match(broken.applied ?? "", /^error: .*\(src\/views\/TagsView\.astro:\d+\)/, JSON.stringify(broken));
       for (const path of ["/en/tags/", "/tags/"]) assert.match(JSON.stringify(page(broken, path)?.new), /HTTP 500|dev error page/);
+      // The changed file's type errors, from the checker the dev server keeps warm.
+      assert.match(JSON.stringify(broken.types), /src\/views\/TagsView\.astro:\d+/, JSON.stringify(broken));
       console.log(`syntax error: ${bytes(broken)} bytes, ${broken.ms} ms`);
     } finally {
       undo(COMPONENT);
     }
     const fixed = await changes();
     for (const path of ["/en/tags/", "/tags/"]) assert.ok(page(fixed, path)?.resolved?.length, JSON.stringify(fixed));
+  });
+
+  test("validate --changed asks the dev server's warm checker about the changed files only", async () => {
+    assert.ok(hasWarmChecker(copy));
+    try {
+      edit(COMPONENT, (text) =>
+        text.replace("const { lang } = Astro.props;", "const { lang } = Astro.props;\nconst count: number = lang;"),
+      );
+      const answer = await warmTypeErrors(copy, [COMPONENT]);
+      assert.ok("errors" in answer, JSON.stringify(answer));
+      assert.deepEqual(
+        answer.errors.map((error) => `${error.file}:${error.line}`),
+        [`${COMPONENT}:10`],
+        JSON.stringify(answer),
+      );
+      assert.match(answer.errors[0]?.message ?? "", /not assignable to type 'number'/);
+    } finally {
+      undo(COMPONENT);
+    }
+    const fixed = await warmTypeErrors(copy, [COMPONENT]);
+    assert.deepEqual(fixed, { errors: [] });
+    // The edit and its undo, seen by the next look: the pages are as before.
+    const after = await changes();
+    assert.deepEqual(after.changed, [COMPONENT]);
+    assert.equal(after.pages, undefined, JSON.stringify(after));
   });
 
   test("the layout reaches every page: five checked, the rest named, then resolved on the pages asked", async () => {
