@@ -13,7 +13,11 @@ export const DEV_CONFIG = `${DEV_CONFIG_DIR}/astro.config.mjs`;
 /** The dev server's own route answering what changed (vigie-dev.mjs). */
 export const DEV_CHANGES_ROUTE = "/__vigie/dev";
 
-const INTEGRATION = new URL("./vigie-dev.mjs", import.meta.url);
+/** The integration's source: beside this module, or (compiled, in dist/) in the package's src/, which ships with it. */
+const INTEGRATION =
+  [new URL("./vigie-dev.mjs", import.meta.url), new URL("../../../src/core/devServer/vigie-dev.mjs", import.meta.url)].find((url) =>
+    existsSync(url),
+  ) ?? new URL("./vigie-dev.mjs", import.meta.url);
 
 function wrapper(configFile: string | undefined): string {
   const user = configFile ? `import userConfig from "../../${configFile}";\n` : "const userConfig = {};\n";
