@@ -131,7 +131,8 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   answer.changed = answer.changed.filter((file) => existsSync(join(project.root, file)) || answer.reached[file]?.pages.length);
   const { reached, unused } = pagesReached(project, answer, paths);
   const wanted = [...new Set([...reached, ...baseline.pending])];
-  const asked = options.pages?.length ? wanted.filter((path) => options.pages?.includes(path)) : wanted;
+  // The pages a new edit reaches come first: an earlier edit's pending pages are checked when a call reaches nothing new, or named.
+  const asked = options.pages?.length ? wanted.filter((path) => options.pages?.includes(path)) : reached.length ? reached : wanted;
   const limit = options.limit ?? DEFAULT_PAGE_LIMIT;
   const toCheck = asked.slice(0, limit);
   // The type check runs in the server while the pages are checked.
