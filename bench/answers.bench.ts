@@ -1,4 +1,4 @@
-// What an agent pays for vigie: the fifteen tool definitions as a model receives them
+// What an agent pays for vigie: the sixteen tool definitions as a model receives them
 // (MCP tools/list form), and the size of typical answers, measured on the blog.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

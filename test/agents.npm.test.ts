@@ -3,7 +3,7 @@
 // init`, `npx vigie init --mcp <client>`) and the approval each client asks for; then the
 // client's own binary (this repository's exact devDependencies), driven by a stand-in model on
 // loopback that speaks its API (test/support/stand-in.ts). Each client must list vigie's
-// fifteen tools and make real calls: start the dev server, js_errors on a page that throws
+// sixteen tools and make real calls: start the dev server, js_errors on a page that throws
 // until the answer has the error with its source line, stop the server (OpenCode leaves
 // without stopping it: the server ends with OpenCode). Afterwards no process of the site is
 // left: no dev server, no `vigie mcp`, no Chromium. One install and one copy of the site serve
@@ -130,7 +130,7 @@ describe("every agent in a new site installed from npm, after the README's comma
       assertCheckedPage(results, { lifetime: /stopped when this OpenCode process ends/, stopped: false }, opencode.output());
       const offered = model.requests.find((request) => request.tools.length > 0)?.tools ?? [];
       const ours = offered.filter((entry) => entry.function.name.startsWith("blog_"));
-      assert.equal(ours.length, 15);
+      assert.equal(ours.length, 16);
       figure(
         `OpenCode ${OPENCODE_VERSION} in a new site: ${ours.length} definitions, ${bytes(ours)} as sent to the model; first vigie answer ${seconds(firstAnswerAt - started)} after \`opencode serve\` started`,
       );

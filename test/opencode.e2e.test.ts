@@ -1,5 +1,5 @@
 // The project as the real OpenCode loads it: opencode-ai's own binary (Bun inside) serving
-// the repository on loopback. It must list the fifteen blog_* tools and the blog-validator
+// the repository on loopback. It must list the sixteen blog_* tools and the blog-validator
 // agent, and, driven by a scripted model, run a tool file for real. Tool files that load in
 // Node but fail in OpenCode's Bun are the bug this catches. The blog_* definitions the model
 // is offered are compared with opencode-tools.snapshot.json beside this file: a run with
@@ -22,6 +22,7 @@ const BLOG_TOOLS = [
   "blog_dev_status",
   "blog_dev_logs",
   "blog_dev_http_get",
+  "blog_dev_changes",
   "blog_build_run",
   "blog_build_lint",
   "blog_build_check",
@@ -80,7 +81,7 @@ describe("OpenCode loads the project", () => {
     await model?.close();
   });
 
-  test("it lists the fifteen blog_* tools of the contract", async () => {
+  test("it lists the sixteen blog_* tools of the contract", async () => {
     assert.ok(opencode);
     const started = Date.now();
     const ids = await opencode.request<string[]>("GET", "/experimental/tool/ids", BLOG_ROOT);

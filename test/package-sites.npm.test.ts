@@ -116,7 +116,7 @@ function describeSite(
       }
     });
 
-    test("npx vigie mcp lists the fifteen tools to the MCP SDK's client", async () => {
+    test("npx vigie mcp lists the sixteen tools to the MCP SDK's client", async () => {
       assert.ok(site);
       await assertMcpLists(site.root);
     });

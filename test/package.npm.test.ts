@@ -108,7 +108,7 @@ describe("the vigie package, installed into a new Astro site", { timeout: 1_200_
     }
   });
 
-  test("npx vigie mcp lists the fifteen tools to the MCP SDK's client", async () => {
+  test("npx vigie mcp lists the sixteen tools to the MCP SDK's client", async () => {
     assert.ok(site);
     await assertMcpLists(site.root);
   });

@@ -208,7 +208,7 @@ describe("the blog-validator agent driven through the real OpenCode", () => {
 
     // What the model was offered: the blog_* tools, nothing that writes or runs a shell.
     const names = (withTools[0]?.tools ?? []).map((entry) => entry.function.name);
-    assert.ok(names.filter((name) => name.startsWith("blog_")).length === 15, `the fifteen blog_* tools offered: ${names.join(", ")}`);
+    assert.ok(names.filter((name) => name.startsWith("blog_")).length === 16, `the sixteen blog_* tools offered: ${names.join(", ")}`);
     for (const tool of ["bash", "edit", "write", "apply_patch", "task", "webfetch"])
       assert.ok(!names.includes(tool), `${tool} not offered`);
 

@@ -9,13 +9,14 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { startOpenCode } from "./opencode.ts";
 import { type InstalledSite, type RunResult, run } from "./site-install.ts";
 
-/** The fifteen tools, by the names an agent sees with the default prefix. */
+/** The sixteen tools, by the names an agent sees with the default prefix. */
 export const TOOLS = [
   "blog_dev_start",
   "blog_dev_stop",
   "blog_dev_status",
   "blog_dev_logs",
   "blog_dev_http_get",
+  "blog_dev_changes",
   "blog_build_run",
   "blog_build_lint",
   "blog_build_check",

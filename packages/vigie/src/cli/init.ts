@@ -90,10 +90,12 @@ const GITIGNORE_LINES = [
   ".opencode/vigie-init.json",
   ".opencode/state*.json",
   ".opencode/build/",
+  ".opencode/dev/",
+  ".opencode/changes/",
 ];
 
 const GROUP_TITLES: Record<ToolGroup, string> = {
-  dev: "the dev server's lifecycle",
+  dev: "the dev server's lifecycle, and what an edit changed",
   build: "build, content lint, astro check, link check",
   browser: "page checks in one warm Chromium",
 };

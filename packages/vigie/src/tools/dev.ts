@@ -1,7 +1,7 @@
 // Each run imports the core module it needs when it is called: a call of one tool (`vigie dev
 // status`) loads that tool's code, not the whole dev-server core. The core returns typed
 // results; devAnswers.ts words them, and runTool gives a StepError the hint that names the tool to call.
-import { lines } from "./answers.ts";
+import { finding, lines } from "./answers.ts";
 import { defineTool, portArgument, type ToolDefinition, type Zod } from "./define.ts";
 
 const answers = () => import("./devAnswers.ts");
@@ -181,5 +181,54 @@ const http_get = defineTool({
   },
 });
 
-/** blog_dev_*: the dev-server lifecycle. */
-export const devTools: ToolDefinition[] = [start, stop, status, logs, http_get] as ToolDefinition[];
+const changes = defineTool({
+  exportName: "changes",
+  group: "dev",
+  title: "What an edit changed",
+  readOnly: true,
+  idempotent: false,
+  description:
+    "After an edit: files changed since the last look, pages they reach (module graph), whether it applied (hmr, full-reload, error file:line), per page faults new/resolved/still as js_errors, type errors of changed files. First call takes the baseline.",
+  args: (z) => ({
+    pages: z.array(z.string().max(300)).max(50).describe("paths to check, of those reached").optional(),
+    limit: z.number().int().min(1).max(50).describe("pages per call, default 5").optional(),
+    reset: z.boolean().describe("take a new baseline").optional(),
+  }),
+  answer: (z) => ({
+    baseline: z.looseObject({}),
+    changed: lines(z),
+    applied: z.string(),
+    unused: lines(z),
+    reached: z.number().int(),
+    pages: z.array(
+      z.looseObject({
+        path: z.string().optional(),
+        new: z.array(finding(z)).optional(),
+        resolved: z.array(finding(z)).optional(),
+        still: z.number().int().optional(),
+      }),
+    ),
+    clean: lines(z),
+    pending: lines(z).describe("reached, not checked"),
+    types: z.array(finding(z)),
+    typesUnavailable: z.string(),
+    ms: z.number(),
+  }),
+  lists: { changed: 8, pages: 5, clean: 10, pending: 8, unused: 5, types: 5 },
+  run: async (args, context) => {
+    const { loadConfig } = await import("../core/config.ts");
+    const { readSite } = await import("../core/site.ts");
+    const { sharedSession } = await import("../core/browser/session.ts");
+    const { devChanges } = await import("../core/changes/dev.ts");
+    const result = await devChanges(readSite(context.project), {
+      session: sharedSession(),
+      config: loadConfig(context.project),
+      ...args,
+      ...(context.signal ? { signal: context.signal } : {}),
+    });
+    return { answer: (await answers()).changesAnswer(result) };
+  },
+});
+
+/** blog_dev_*: the dev-server lifecycle, and what an edit changed on it. */
+export const devTools: ToolDefinition[] = [start, stop, status, logs, http_get, changes] as ToolDefinition[];

@@ -2,7 +2,9 @@
 // agents know (status "started", running, stopped...) and the hints that name the tool to
 // call next. Tool names are written canonically (blog_dev_start); runTool applies the prefix.
 // tools/dev.ts imports this module when a tool runs, with the core module it calls.
+
 import type { Answer } from "../core/answer.ts";
+import type { DevChangesResult } from "../core/changes/dev.ts";
 import type { HttpGetResult } from "../core/devServer/http.ts";
 import type { LogsAnswer } from "../core/devServer/log.ts";
 import type { ExitCause, StartResult } from "../core/devServer/start.ts";
@@ -204,5 +206,38 @@ export function logsAnswer(result: LogsAnswer): ToolOutput {
     answer: missing ? { ...answer, hint: "No log yet: blog_dev_start writes it." } : answer,
     files: { log },
     full: { name: "dev-server-logs.txt", content: `${result.lines.join("\n")}\n` },
+  };
+}
+
+/** blog_dev_changes: what changed, where it reached, and per page the faults new and resolved; nothing said that is empty. */
+export function changesAnswer(result: DevChangesResult): Answer {
+  if (result.baseline) {
+    const { pages, faults, ms } = result.baseline;
+    return { baseline: { pages, faults, ms }, note: "baseline taken: edit, then call again" };
+  }
+  if (result.changed.length === 0 && result.checked.length === 0) return { changed: [], note: "nothing changed since the last look" };
+  const { applied } = result;
+  const pages = result.checked
+    .filter((page) => page.new.length || page.resolved.length || page.still)
+    .map((page) => ({
+      path: page.path,
+      ...(page.new.length ? { new: page.new } : {}),
+      ...(page.resolved.length ? { resolved: page.resolved } : {}),
+      ...(page.still ? { still: page.still } : {}),
+    }));
+  const clean = result.checked.filter((page) => !page.new.length && !page.resolved.length && !page.still).map((page) => page.path);
+  return {
+    changed: result.changed,
+    ...(applied
+      ? { applied: applied.kind === "error" ? `error: ${applied.message ?? ""}${applied.file ? ` (${applied.file})` : ""}` : applied.kind }
+      : {}),
+    ...(result.unused.length ? { unused: result.unused } : {}),
+    reached: result.reached.length,
+    ...(pages.length ? { pages } : {}),
+    ...(clean.length ? { clean } : {}),
+    ...(result.pending.length ? { pending: result.pending } : {}),
+    ...(result.types && "unavailable" in result.types ? { typesUnavailable: result.types.unavailable } : {}),
+    ...(result.types && "errors" in result.types && result.types.errors.length ? { types: result.types.errors } : {}),
+    ms: result.ms,
   };
 }

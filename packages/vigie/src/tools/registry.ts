@@ -1,4 +1,4 @@
-// The fifteen tools, each defined once. Faces read this list and nothing else.
+// The sixteen tools, each defined once. Faces read this list and nothing else.
 import { browserTools } from "./browser.ts";
 import { buildTools } from "./build.ts";
 import type { ToolDefinition, ToolGroup } from "./define.ts";

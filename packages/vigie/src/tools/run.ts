@@ -111,7 +111,7 @@ export async function runTool(definition: ToolDefinition, raw: unknown, context:
  */
 const NAMING_FIELDS = new Set(["hint", "note", "error", "stale", "tool", "fix", "lifetime"]);
 
-/** The fifteen canonical names (blog_dev_start...), whole words only; built on first use. */
+/** The sixteen canonical names (blog_dev_start...), whole words only; built on first use. */
 let canonicalNames: RegExp | undefined;
 
 function canonicalNamePattern(): RegExp {
@@ -126,7 +126,7 @@ function canonicalNamePattern(): RegExp {
 /**
  * Writes the canonical names of vigie's tools (`blog_dev_start`) with the prefix the agent
  * really sees, in a text, or in an answer's naming fields (hint, note, error, tool, fix...)
- * at any depth. Only the fifteen names, as whole words: `src/blog_dev_start.md` or
+ * at any depth. Only the sixteen names, as whole words: `src/blog_dev_start.md` or
  * `myblog_dev_start` stay as they are, and nothing changes with the default prefix.
  */
 export function renameTools<T>(value: T, prefix: string = DEFAULT_PREFIX): T {

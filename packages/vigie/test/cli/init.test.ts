@@ -66,7 +66,7 @@ describe("vigie init", () => {
     assert.equal(readFileSync(join(root, ".agents/skills/vigie/SKILL.md"), "utf8"), skill);
     const dev = readFileSync(join(root, ".opencode/tools/docs_dev.ts"), "utf8");
     assert.match(dev, /import \{ openCodeTools \} from "vigie\/opencode";/);
-    assert.match(dev, /export const \{ start, stop, status, logs, http_get \} = openCodeTools\("dev", \{ prefix: "docs" \}\);/);
+    assert.match(dev, /export const \{ start, stop, status, logs, http_get, changes \} = openCodeTools\("dev", \{ prefix: "docs" \}\);/);
     const agent = readFileSync(join(root, ".opencode/agents/docs-validator.md"), "utf8");
     assert.match(agent, /"docs_\*": true/);
     assert.match(agent, /`de` and `en`, `de` by default/);
@@ -78,6 +78,8 @@ describe("vigie init", () => {
     const gitignore = readFileSync(join(root, ".gitignore"), "utf8");
     assert.match(gitignore, /^node_modules\/\n/);
     assert.match(gitignore, /^\.opencode\/reports\/$/m);
+    assert.match(gitignore, /^\.opencode\/dev\/$/m);
+    assert.match(gitignore, /^\.opencode\/changes\/$/m);
 
     const second = init(project, { prefix: "docs" });
     assert.ok(

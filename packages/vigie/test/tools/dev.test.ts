@@ -42,10 +42,10 @@ describe("blog_dev tool definitions", () => {
 
   after(() => rmSync(root, { recursive: true, force: true }));
 
-  test("five tools of the dev group, exported as OpenCode maps them", () => {
+  test("six tools of the dev group, exported as OpenCode maps them", () => {
     assert.deepEqual(
       devTools.map((tool) => tool.exportName),
-      ["start", "stop", "status", "logs", "http_get"],
+      ["start", "stop", "status", "logs", "http_get", "changes"],
     );
     for (const tool of devTools) {
       assert.equal(tool.group, "dev");

@@ -40,8 +40,9 @@ bad usage. Nothing to install: vigie is in node_modules.
 2. To look at one page: \`npx vigie dev start\`, then
    \`npx vigie js_errors --path ${home}\` (uncaught errors with their source file and
    line, console errors, failed requests), \`npx vigie a11y --path ${other}\`,
-   \`npx vigie http_get --path ${home}\`; \`npx vigie dev stop\` when done. The dev server
-   reloads by itself after an edit: run the page check again. A fault that shows only when
+   \`npx vigie http_get --path ${home}\`; \`npx vigie dev stop\` when done. After an edit,
+   \`npx vigie dev changes\` names the pages it reached and the faults new or resolved on
+   them (its first call takes the baseline). A fault that shows only when
    a reader acts (a click, a key): \`--actions '[{"click": "button Next"}, {"press": "Enter"}]'\`
    runs those steps after the load; each error says the step after which it came (\`afterStep\`).
 3. A content question without a build: \`npx vigie build lint\`.

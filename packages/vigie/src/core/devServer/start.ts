@@ -9,6 +9,7 @@ import { readAstroSettings } from "../astro/astroConfig.ts";
 import { bootId, isLive, readProcStat, requireProc } from "../process/inspect.ts";
 import { type Project, relativePath } from "../project.ts";
 import { type AstroServer, astroLogPath, findAstroServer, removeAstroLocks, type StartedBy, startedBy } from "./astroLock.ts";
+import { devScriptTakesConfig, writeDevConfig } from "./devConfig.ts";
 import { withLock } from "./lock.ts";
 import { logTail, openFreshLog } from "./log.ts";
 import { describeHolder, isPortFree, type PortHolder, portHolder } from "./ports.ts";
@@ -131,6 +132,8 @@ export async function startDevServer(project: Project, options: StartOptions = {
     }
     // A dev server writes .astro/ as it starts: this process's astro sync, check or build writing it now ends first.
     if (mode === "dev") await untilAstroFilesWritten(project);
+    // The default dev command runs with vigie's wrapped config: the server can then say what a change reaches.
+    if (mode === "dev" && !options.command && devScriptTakesConfig(project)) command.push("--config", writeDevConfig(project));
     // Between the bind test and the server's own listen (seconds, for `astro preview`),
     // another process may take a free port: without an asked port, the next free one is tried.
     let lost: number | undefined;

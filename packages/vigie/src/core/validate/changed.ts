@@ -2,6 +2,7 @@
 // the changed content and its translations, astro check only when code or config changed,
 // the browser only on the pages whose built output changed), and what the report says of it.
 
+import { hasWarmChecker } from "../changes/dev.ts";
 import { type ChangePlan, planChanges } from "../changes/plan.ts";
 import { changedPages } from "../checks/changed.ts";
 import type { Project } from "../project.ts";
@@ -18,7 +19,9 @@ export function changeScope(project: Project, ref?: string): ChangedRun {
   if (plan.everything) return { plan, scope: {} };
   const scope: ChangeScope = {
     files: plan.lintFiles ?? [],
-    check: plan.check ? { run: true, why: "", sync: plan.sync } : { run: false, why: "no .ts, .tsx, .astro or config file changed" },
+    check: plan.check
+      ? { run: true, why: "", sync: plan.sync, ...(hasWarmChecker(project) ? { warm: plan.files } : {}) }
+      : { run: false, why: "no .ts, .tsx, .astro or config file changed" },
     pages: async (site) => {
       const selection = changedPages(site, plan);
       return {

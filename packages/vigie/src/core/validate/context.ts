@@ -35,7 +35,13 @@ export interface ChangeScope {
    * Whether astro check runs; `why` is the step's summary when it does not ("no .ts, .astro or config
    * file changed"); `sync: false` when it reads the types already in .astro/ (`astro check --noSync`).
    */
-  check?: { run: boolean; why: string; sync?: boolean };
+  check?: {
+    run: boolean;
+    why: string;
+    sync?: boolean;
+    /** The changed files to ask the running dev server's warm checker about, instead of checking the whole project. */
+    warm?: string[];
+  };
   /** After the build: the pages crawl and perf load. Undefined (or no answer) keeps the whole crawl. */
   pages?: (site: Site) => Promise<PageChoice | undefined>;
 }

@@ -1,5 +1,7 @@
 // astro check: the site's type errors. It needs no server and no browser: it runs beside
 // the build and the browser steps.
+
+import { warmTypeErrors } from "../../changes/dev.ts";
 import { type CheckResult, CheckUnavailableError, runCheck } from "../../check/check.ts";
 import { enabled, firstShard, loc, type Step, type ValidateContext } from "../context.ts";
 import type { Finding } from "../findings.ts";
@@ -35,6 +37,19 @@ export const checkStep: Step = {
     // Under --changed, when no change can alter the types .astro/ holds, the check reads them as
     // they are: the build writes the same ones beside it.
     const noSync = ctx.options.changes?.check?.sync === false;
+    // The dev server vigie runs keeps Astro's checker warm: only the changed files are asked.
+    const warm = ctx.options.changes?.check?.warm;
+    if (warm?.length) {
+      const answer = await warmTypeErrors(ctx.project, warm, ctx.options.signal);
+      if ("errors" in answer) {
+        const diagnostics = answer.errors.map((error) => ({ ...error, column: 1, severity: "error" as const }));
+        return {
+          status: diagnostics.length ? "warn" : "ok",
+          summary: `${diagnostics.length} errors in the ${warm.length} changed files (the dev server's warm checker)`,
+          findings: checkFindings(ctx, diagnostics),
+        };
+      }
+    }
     const result = await runCheck(ctx.project, { signal: ctx.options.signal, noSync }).catch((error: Error) => error);
     if (result instanceof CheckUnavailableError) {
       // Not the site's fault: say why, and how to enable it.

@@ -1,0 +1,230 @@
+// blog_dev_changes on a copy of the blog, with its real dev server (started by vigie, with its
+// dev integration) and Chromium: after an edit to an article, to a component two pages use, to
+// the layout, to the stylesheet, and a syntax error, each call names exactly the pages reached
+// and the new fault with its source; after the edit is undone, the fault is "resolved".
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import type { Answer } from "../../../src/core/answer.ts";
+import { hasWarmChecker, warmTypeErrors } from "../../../src/core/changes/dev.ts";
+import { devTools } from "../../../src/tools/dev.ts";
+import { runTool } from "../../../src/tools/run.ts";
+import { type BlogCopy, copyBlog } from "../../support/blog.ts";
+import { INVALID_FLOWCHART } from "../../support/faults.ts";
+import { call, freePort, killEverythingIn } from "../devServer/helpers.ts";
+
+interface PageDelta {
+  path: string;
+  new?: unknown[];
+  resolved?: unknown[];
+  still?: number;
+}
+
+interface ChangesAnswer extends Answer {
+  baseline?: { pages: number; faults: number; ms: number };
+  changed?: string[];
+  applied?: string;
+  reached?: number;
+  pages?: PageDelta[];
+  clean?: string[];
+  pending?: string[];
+}
+
+const ARTICLE = "src/content/articles/en/orphan-dev-servers.mdx";
+const ARTICLE_PAGE = "/en/articles/orphan-dev-servers/";
+/** Used by the two tag-list pages, /tags/ and /en/tags/. */
+const COMPONENT = "src/views/TagsView.astro";
+const LAYOUT = "src/layouts/BaseLayout.astro";
+const STYLESHEET = "src/styles/global.css";
+
+const bytes = (answer: unknown) => Buffer.byteLength(JSON.stringify(answer));
+
+describe("blog_dev_changes on the blog's dev server", { timeout: 900_000 }, () => {
+  let copy: BlogCopy;
+  const originals = new Map<string, string>();
+  const changes = async (args: Record<string, unknown> = {}): Promise<ChangesAnswer> => {
+    const definition = devTools.find((tool) => tool.exportName === "changes");
+    if (!definition) throw new Error("no changes tool");
+    const answer = (await runTool(definition, args, { project: copy })) as ChangesAnswer;
+    assert.equal(answer.error, undefined, JSON.stringify(answer));
+    assert.ok(bytes(answer) <= 2048, `${bytes(answer)} bytes: ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  const edit = (file: string, change: (text: string) => string) => {
+    const path = join(copy.root, file);
+    const text = readFileSync(path, "utf8");
+    if (!originals.has(file)) originals.set(file, text);
+    const changed = change(text);
+    assert.notEqual(changed, text, `the edit of ${file} changed nothing`);
+    writeFileSync(path, changed);
+  };
+  const undo = (file: string) => {
+    const text = originals.get(file);
+    if (text !== undefined) writeFileSync(join(copy.root, file), text);
+    originals.delete(file);
+  };
+  const pathsOf = (answer: ChangesAnswer) =>
+    [...(answer.pages ?? []).map((page) => page.path), ...(answer.clean ?? []), ...(answer.pending ?? [])].sort();
+  const page = (answer: ChangesAnswer, path: string) => answer.pages?.find((entry) => entry.path === path);
+
+  before(async () => {
+    copy = copyBlog("dev-changes");
+    const started = await call(copy, "start", { port: await freePort(), timeoutMs: 120_000 });
+    assert.equal(started.status, "started", JSON.stringify(started));
+  });
+
+  after(async () => {
+    try {
+      await call(copy, "stop", {});
+    } finally {
+      killEverythingIn(copy);
+      copy.remove();
+    }
+  });
+
+  test("the first call takes the baseline; a call with nothing changed says so in a few bytes", async () => {
+    const first = await changes();
+    assert.ok((first.baseline?.pages ?? 0) >= 40, JSON.stringify(first));
+    assert.equal(first.baseline?.faults, 0, JSON.stringify(first));
+    const nothing = await changes();
+    assert.deepEqual(nothing.changed, []);
+    assert.ok(bytes(nothing) <= 100, `${bytes(nothing)} bytes`);
+  });
+
+  test("an article: its page alone, the failed diagram with its file:line, then resolved", async () => {
+    try {
+      edit(ARTICLE, (text) => `${text}\n\n${INVALID_FLOWCHART}\n`);
+      const broken = await changes();
+      assert.deepEqual(broken.changed, [ARTICLE]);
+      assert.deepEqual(pathsOf(broken), [ARTICLE_PAGE]);
+      const faults = JSON.stringify(page(broken, ARTICLE_PAGE)?.new);
+      assert.match(faults, /Mermaid diagram 1 failed/);
+      assert.match(faults, new RegExp(`${ARTICLE.replaceAll(".", "\\.")}:\\d+`));
+      console.log(`article: ${bytes(broken)} bytes, ${broken.ms} ms`);
+    } finally {
+      undo(ARTICLE);
+    }
+    const fixed = await changes();
+    assert.deepEqual(pathsOf(fixed), [ARTICLE_PAGE]);
+    assert.match(JSON.stringify(page(fixed, ARTICLE_PAGE)?.resolved), /Mermaid diagram 1 failed/);
+    assert.equal(page(fixed, ARTICLE_PAGE)?.new, undefined);
+    console.log(`article undone: ${bytes(fixed)} bytes`);
+  });
+
+  test("a component two pages use: both pages, the error with its file:line, then resolved", async () => {
+    try {
+      edit(COMPONENT, (text) =>
+        text.replace("</ul>\n", '</ul>\n  <script>\n    throw new Error("tag cloud failed on purpose");\n  </script>\n'),
+      );
+      const broken = await changes();
+      assert.deepEqual(broken.changed, [COMPONENT]);
+      assert.deepEqual(pathsOf(broken), ["/en/tags/", "/tags/"]);
+      for (const path of ["/en/tags/", "/tags/"]) {
+        const faults = JSON.stringify(page(broken, path)?.new);
+        assert.match(faults, /tag cloud failed on purpose/);
+        assert.match(faults, /src\/views\/TagsView\.astro:\d+/);
+      }
+      console.log(`component: ${bytes(broken)} bytes, ${broken.ms} ms`);
+    } finally {
+      undo(COMPONENT);
+    }
+    const fixed = await changes();
+    assert.deepEqual(pathsOf(fixed), ["/en/tags/", "/tags/"]);
+    for (const path of ["/en/tags/", "/tags/"]) assert.match(JSON.stringify(page(fixed, path)?.resolved), /tag cloud failed on purpose/);
+  });
+
+  test("a syntax error: the server's error with its file:line, the pages' error pages, then resolved", async () => {
+    try {
+      edit(COMPONENT, (text) => text.replace("const { lang } = Astro.props;", "const { lang } = Astro.props;\nconst broken = ;"));
+      const broken = await changes();
+      assert.deepEqual(pathsOf(broken), ["/en/tags/", "/tags/"]);
+      assert.match(broken.applied ?? "", /^error: .*\(src\/views\/TagsView\.astro:\d+\)/, JSON.stringify(broken));
+      for (const path of ["/en/tags/", "/tags/"]) assert.match(JSON.stringify(page(broken, path)?.new), /HTTP 500|dev error page/);
+      // The changed file's type errors, from the checker the dev server keeps warm.
+      assert.match(JSON.stringify(broken.types), /src\/views\/TagsView\.astro:\d+/, JSON.stringify(broken));
+      console.log(`syntax error: ${bytes(broken)} bytes, ${broken.ms} ms`);
+    } finally {
+      undo(COMPONENT);
+    }
+    const fixed = await changes();
+    for (const path of ["/en/tags/", "/tags/"]) assert.ok(page(fixed, path)?.resolved?.length, JSON.stringify(fixed));
+  });
+
+  test("validate --changed asks the dev server's warm checker about the changed files only", async () => {
+    assert.ok(hasWarmChecker(copy));
+    try {
+      edit(COMPONENT, (text) =>
+        text.replace("const { lang } = Astro.props;", "const { lang } = Astro.props;\nconst count: number = lang;"),
+      );
+      const answer = await warmTypeErrors(copy, [COMPONENT]);
+      assert.ok("errors" in answer, JSON.stringify(answer));
+      assert.deepEqual(
+        answer.errors.map((error) => `${error.file}:${error.line}`),
+        [`${COMPONENT}:10`],
+        JSON.stringify(answer),
+      );
+      assert.match(answer.errors[0]?.message ?? "", /not assignable to type 'number'/);
+    } finally {
+      undo(COMPONENT);
+    }
+    const fixed = await warmTypeErrors(copy, [COMPONENT]);
+    assert.deepEqual(fixed, { errors: [] });
+    // The edit and its undo, seen by the next look: the pages are as before.
+    const after = await changes();
+    assert.deepEqual(after.changed, [COMPONENT]);
+    assert.equal(after.pages, undefined, JSON.stringify(after));
+  });
+
+  test("the layout reaches every page: five checked, the rest named, then resolved on the pages asked", async () => {
+    let checked = "";
+    let pending = "";
+    try {
+      edit(LAYOUT, (text) =>
+        text.replace("  </body>", '    <script>\n      console.error("layout failed on purpose");\n    </script>\n  </body>'),
+      );
+      const broken = await changes();
+      assert.deepEqual(broken.changed, [LAYOUT]);
+      assert.ok((broken.reached ?? 0) >= 40, JSON.stringify(broken));
+      assert.equal(broken.pages?.length, 5, JSON.stringify(broken));
+      for (const entry of broken.pages ?? [])
+        assert.match(JSON.stringify(entry.new), /layout failed on purpose.*src\/layouts\/BaseLayout\.astro:\d+/);
+      assert.ok((broken.pending?.length ?? 0) > 0 && (broken.more as Record<string, number>)?.pending, JSON.stringify(broken));
+      console.log(`layout: ${bytes(broken)} bytes, ${broken.ms} ms`);
+      checked = broken.pages?.[0]?.path ?? "";
+      pending = broken.pending?.[0] ?? "";
+    } finally {
+      undo(LAYOUT);
+    }
+    // One page checked with the fault, one left pending (its baseline is still clean): asked by name.
+    const fixed = await changes({ pages: [checked, pending] });
+    assert.deepEqual(
+      fixed.pages?.map((entry) => entry.path),
+      [checked],
+      JSON.stringify(fixed),
+    );
+    assert.match(JSON.stringify(fixed.pages?.[0]?.resolved), /layout failed on purpose/);
+    assert.deepEqual(fixed.clean, [pending], JSON.stringify(fixed));
+    // A new baseline forgets what is pending.
+    const reset = await changes({ reset: true });
+    assert.ok(reset.baseline, JSON.stringify(reset));
+  });
+
+  test("the stylesheet reaches the pages that load it: the missing image, then resolved", async () => {
+    try {
+      edit(STYLESHEET, (text) => `${text}\nbody { background-image: url("/missing-on-purpose.png"); }\n`);
+      const broken = await changes({ limit: 2 });
+      assert.deepEqual(broken.changed, [STYLESHEET]);
+      assert.ok((broken.reached ?? 0) >= 40, JSON.stringify(broken));
+      for (const entry of broken.pages ?? []) assert.match(JSON.stringify(entry.new), /404 .*missing-on-purpose\.png/);
+      console.log(`stylesheet: ${bytes(broken)} bytes, ${broken.ms} ms`);
+    } finally {
+      undo(STYLESHEET);
+    }
+    const fixed = await changes({ limit: 2 });
+    assert.ok(
+      (fixed.pages ?? []).every((entry) => /missing-on-purpose/.test(JSON.stringify(entry.resolved))),
+      JSON.stringify(fixed),
+    );
+  });
+});
