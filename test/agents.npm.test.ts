@@ -217,7 +217,7 @@ describe("every agent in a new site installed from npm, after the README's comma
       const requests = model.requests as GeminiRequest[];
       const declared = requests.find((request) => request.tools?.length)?.tools?.flatMap((tool) => tool.functionDeclarations ?? []) ?? [];
       const ours = declared.filter((entry) => /blog_/.test(entry.name));
-      assert.equal(ours.length, 15, `declared: ${declared.map((entry) => entry.name).join(", ")}\n${run.output.slice(-3000)}`);
+      assert.equal(ours.length, 16, `declared: ${declared.map((entry) => entry.name).join(", ")}\n${run.output.slice(-3000)}`);
       const results = geminiResults(requests.at(-1) ?? {});
       assertCheckedPage(results, { lifetime: MCP_LIFETIME }, run.output);
       assert.match(results.find((result) => result.name.endsWith("dev_start"))?.text ?? "", /wait_for_previous/, "named as ignored");
@@ -263,7 +263,7 @@ describe("every agent in a new site installed from npm, after the README's comma
       );
       const requests = model.requests as ResponsesRequest[];
       const ours = requests.map(codexVigieTools).find((tools) => tools) ?? [];
-      assert.equal(ours.length, 15, `vigie's tools never came through tool_search\n${run.output.slice(-3000)}`);
+      assert.equal(ours.length, 16, `vigie's tools never came through tool_search\n${run.output.slice(-3000)}`);
       const results = responsesResults(requests.at(-1) ?? {}).filter((result) => /blog_/.test(result.name));
       assertCheckedPage(results, { lifetime: MCP_LIFETIME }, run.output);
       figure(

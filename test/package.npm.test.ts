@@ -141,7 +141,7 @@ describe("the vigie package, installed into a new Astro site", { timeout: 1_200_
 const core = await import("vigie"); const mcp = await import("vigie/mcp");
 console.log(typeof core.validate, typeof core.resolveProject, typeof mcp.serveMcp);`;
       const imported = await run(node, ["--input-type=module", "-e", probe], { cwd: dir, timeoutMs: 60_000 });
-      assert.match(imported.stdout, /^loaded 5$/m, "vigie/opencode loads without the plugin");
+      assert.match(imported.stdout, /^loaded 6$/m, "vigie/opencode loads without the plugin");
       assert.match(imported.stdout, /function function function/);
 
       // The system Node of this machine is 20: the bin says which Node it needs (no project Node here).
