@@ -9,7 +9,7 @@ import { after, before, describe, test } from "node:test";
 import { resolveProject } from "../packages/vigie/src/core/project.ts";
 import { killEverythingIn } from "../packages/vigie/test/core/devServer/helpers.ts";
 import { figure, seconds } from "./support/package-checks.ts";
-import { endAll, type InstalledSite, installSite, packedVigie, type SiteSpec } from "./support/site-install.ts";
+import { endAll, type InstalledSite, ISLANDS_DEPENDENCIES, installSite, packedVigie, type SiteSpec } from "./support/site-install.ts";
 
 const layout = `---
 import { ClientRouter } from "astro:transitions";
@@ -104,20 +104,7 @@ export default defineConfig({
     "src/pages/about.astro": page("About", 'import Badge from "../components/preact/Badge.tsx";', "<p>About.</p>\n<Badge client:load />"),
     "src/pages/news.astro": page("News", 'import Badge from "../components/preact/Badge.tsx";', "<p>News.</p>\n<Badge client:load />"),
   },
-  dependencies: {
-    "@astrojs/preact": "6.0.5",
-    "@astrojs/react": "7.1.1",
-    "@astrojs/solid-js": "7.0.2",
-    "@astrojs/vue": "7.0.3",
-    "@astrojs/svelte": "9.0.1",
-    react: "19.3.1",
-    "react-dom": "19.3.1",
-    preact: "10.29.8",
-    "solid-js": "1.9.20",
-    vue: "3.5.46",
-    svelte: "5.57.3",
-    typescript: "6.0.3",
-  },
+  dependencies: ISLANDS_DEPENDENCIES,
 };
 
 interface PageDelta {

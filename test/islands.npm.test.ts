@@ -13,7 +13,7 @@ import { after, before, describe, test } from "node:test";
 import { checkJsErrors } from "../packages/vigie/src/core/browser/jsErrors.ts";
 import { BrowserSession } from "../packages/vigie/src/core/browser/session.ts";
 import { figure, initSite, seconds, validateSite } from "./support/package-checks.ts";
-import { endAll, type InstalledSite, installSite, packedVigie, type SiteSpec } from "./support/site-install.ts";
+import { endAll, type InstalledSite, ISLANDS_DEPENDENCIES, installSite, packedVigie, type SiteSpec } from "./support/site-install.ts";
 
 const layout = `---
 import { ClientRouter } from "astro:transitions";
@@ -311,20 +311,7 @@ const THREE_CLICKS = [{ click: "button Clicks" }, { click: "button Clicks" }, { 
 const SPEC: SiteSpec = {
   name: "islands",
   files: CLEAN,
-  dependencies: {
-    "@astrojs/preact": "6.0.5",
-    "@astrojs/react": "7.1.1",
-    "@astrojs/solid-js": "7.0.2",
-    "@astrojs/vue": "7.0.3",
-    "@astrojs/svelte": "9.0.1",
-    react: "19.3.1",
-    "react-dom": "19.3.1",
-    preact: "10.29.8",
-    "solid-js": "1.9.20",
-    vue: "3.5.46",
-    svelte: "5.57.3",
-    typescript: "6.0.3",
-  },
+  dependencies: ISLANDS_DEPENDENCIES,
 };
 
 const median = (values: number[]) => {

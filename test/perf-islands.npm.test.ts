@@ -10,7 +10,7 @@ import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { figure, initSite, seconds, validateSite } from "./support/package-checks.ts";
-import { endAll, type InstalledSite, installSite, packedVigie, type SiteSpec } from "./support/site-install.ts";
+import { endAll, type InstalledSite, ISLANDS_DEPENDENCIES, installSite, packedVigie, type SiteSpec } from "./support/site-install.ts";
 
 const page = (title: string, imports: string, body: string) => `---
 ${imports}
@@ -68,20 +68,7 @@ export default function BusyButton() {
 const SPEC: SiteSpec = {
   name: "islands",
   files: FILES,
-  dependencies: {
-    "@astrojs/preact": "6.0.5",
-    "@astrojs/react": "7.1.1",
-    "@astrojs/solid-js": "7.0.2",
-    "@astrojs/vue": "7.0.3",
-    "@astrojs/svelte": "9.0.1",
-    react: "19.3.1",
-    "react-dom": "19.3.1",
-    preact: "10.29.8",
-    "solid-js": "1.9.20",
-    vue: "3.5.46",
-    svelte: "5.57.3",
-    typescript: "6.0.3",
-  },
+  dependencies: ISLANDS_DEPENDENCIES,
 };
 
 describe("perf causes of islands, with vigie from npm", { timeout: 1_500_000 }, () => {

@@ -221,6 +221,25 @@ export interface InstalledSite {
   remove(): void;
 }
 
+/**
+ * The packages of the site named "islands" (React, Preact, Solid, Vue and Svelte islands): every
+ * test file that installs a site of that name gives these, so that its pinned lock fits them all.
+ */
+export const ISLANDS_DEPENDENCIES: Record<string, string> = {
+  "@astrojs/preact": "6.0.5",
+  "@astrojs/react": "7.1.1",
+  "@astrojs/solid-js": "7.0.2",
+  "@astrojs/vue": "7.0.3",
+  "@astrojs/svelte": "9.0.1",
+  react: "19.3.1",
+  "react-dom": "19.3.1",
+  preact: "10.29.8",
+  "solid-js": "1.9.20",
+  vue: "3.5.46",
+  svelte: "5.57.3",
+  typescript: "6.0.3",
+};
+
 /** Where the pinned locks of the sites made from npm are kept: `<name>.package-lock.json`. */
 export const SITE_LOCKS = join(BLOG_ROOT, "test", "sites");
 
