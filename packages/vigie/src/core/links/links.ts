@@ -61,17 +61,13 @@ function newestSource(project: Project): number {
 }
 
 /** The state of one check: the built site, and what was found so far. */
-interface Check {
-  project: Project;
+interface Check extends BrokenLinks {
   dist: string;
   distName: string;
   base: string;
   origin: string;
   /** Built HTML pages by file (relative to dist). */
   pages: Map<string, Page>;
-  search: SourceSearch;
-  /** Broken links by link, reason and source: one entry per place to fix. */
-  broken: Map<string, BrokenLink>;
   /** External URLs and the pages that link to them. */
   external: Map<string, string[]>;
   checked: number;
@@ -108,9 +104,8 @@ function linksOf(check: Check, page: Page): PageLinks {
   return page.links;
 }
 
-/** The built file a URL path resolves to, or undefined. */
-function resolveFile(check: Check, pathname: string): string | undefined {
-  const { base, dist } = check;
+/** The file of the build in `dist` (relative to it) that a URL path under `base` resolves to, or undefined. */
+export function builtFileOf(dist: string, base: string, pathname: string): string | undefined {
   if (!pathname.startsWith(base) && `${pathname}/` !== base) return undefined;
   const path = safeDecode(pathname.slice(base.length));
   // Astro writes its error pages as 404.html and 500.html whatever the build format.
@@ -119,8 +114,16 @@ function resolveFile(check: Check, pathname: string): string | undefined {
   return candidates.find((candidate) => isFile(join(dist, candidate)));
 }
 
+/** Where broken links are gathered: the project's sources to find each link in, and what was found so far. */
+export interface BrokenLinks {
+  project: Project;
+  search: SourceSearch;
+  /** Broken links by link, reason and source: one entry per place to fix. */
+  broken: Map<string, BrokenLink>;
+}
+
 /** Records a broken link once per link, reason and source, counting the pages that carry it. */
-function report(check: Check, page: Page, ref: PageRef, reason: string): void {
+export function reportBroken(check: BrokenLinks, page: { path: string }, ref: PageRef, reason: string): void {
   const source = check.search.find([ref.url, safeDecode(ref.url)], sourceOfRoute(check.project, page.path));
   const key = `${ref.url}\0${reason}\0${source ?? page.path}`;
   const known = check.broken.get(key);
@@ -136,7 +139,7 @@ function checkRef(check: Check, page: Page, ref: PageRef): void {
     url = new URL(ref.url, `${check.origin}${page.path}`);
   } catch {
     check.checked++;
-    report(check, page, ref, "not a valid URL");
+    reportBroken(check, page, ref, "not a valid URL");
     return;
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return;
@@ -145,10 +148,10 @@ function checkRef(check: Check, page: Page, ref: PageRef): void {
     return;
   }
   check.checked++;
-  const target = resolveFile(check, url.pathname);
+  const target = builtFileOf(check.dist, check.base, url.pathname);
   if (!target && check.onDemand?.(url.pathname)) return;
   if (!target) {
-    report(
+    reportBroken(
       check,
       page,
       ref,
@@ -160,14 +163,14 @@ function checkRef(check: Check, page: Page, ref: PageRef): void {
   if (!fragment || fragment.toLowerCase() === "top" || !target.endsWith(".html")) return;
   const targetPage = check.pages.get(target);
   if (targetPage && !linksOf(check, targetPage).ids.has(fragment))
-    report(check, page, ref, `no id="${fragment}" on ${urlPathOf(check.base, target)}`);
+    reportBroken(check, page, ref, `no id="${fragment}" on ${urlPathOf(check.base, target)}`);
 }
 
 /** The built page an hreflang alternate names, when it is another page of this site. */
 function alternatePage(check: Check, from: Page, ref: PageRef): Page | undefined {
   if (!ref.hreflang || ref.hreflang === "x-default") return undefined;
   const url = new URL(ref.url, `${check.origin}${from.path}`);
-  const target = url.origin === check.origin ? resolveFile(check, url.pathname) : undefined;
+  const target = url.origin === check.origin ? builtFileOf(check.dist, check.base, url.pathname) : undefined;
   return target ? check.pages.get(target) : undefined;
 }
 
@@ -178,7 +181,7 @@ function checkAlternatesBack(check: Check): void {
       const targetPage = alternatePage(check, page, ref);
       if (!targetPage || targetPage === page) continue;
       const back = linksOf(check, targetPage).refs.some((other) => alternatePage(check, targetPage, other) === page);
-      if (!back) report(check, page, ref, `${targetPage.path} has no hreflang alternate back to ${page.path}`);
+      if (!back) reportBroken(check, page, ref, `${targetPage.path} has no hreflang alternate back to ${page.path}`);
     }
   }
 }
