@@ -26,7 +26,10 @@ const VALIDATE_USAGE = `Usage: vigie validate [options]
   --shard I/N       check only the I-th of N parts of the pages (CI jobs in parallel; join with "vigie merge")
   --changed [REF]   check only what the changes since REF (default HEAD; untracked files included) can have
                     affected: lint the changed content and its translations, astro check if code or config
-                    changed, the browser on the pages whose built output changed since the last run
+                    changed, the browser on the pages whose built output changed since the last run; while
+                    vigie's dev server runs, on the pages its module graph says the change reaches, loaded
+                    on that server without a build (its warm checker for the types)
+  --build           with --changed: build and check the build even while vigie's dev server runs
   --project DIR     the project to validate (default: the current directory)
 
 On GitHub Actions (GITHUB_ACTIONS=true) it also prints one annotation per failure and warning
@@ -52,6 +55,7 @@ const VALIDATE_FLAGS = {
   "base-url": { type: "string", value: "URL" },
   shard: { type: "string", value: "I/N" },
   changed: { type: "string", value: "[REF]" },
+  build: { type: "boolean" },
   project: { type: "string", value: "DIR" },
 } as const satisfies FlagSpec;
 
@@ -167,7 +171,8 @@ export async function validateCommand(args: string[]): Promise<number> {
     checkReportFolders(flags);
     if (flags.changed !== undefined && shard)
       throw new UsageError("--changed and --shard go apart: --changed checks few pages, --shard splits many");
-    changed = flags.changed !== undefined ? changeScope(project, flags.changed) : undefined;
+    if (flags.build && flags.changed === undefined) throw new UsageError("--build goes with --changed (a full run always builds)");
+    changed = flags.changed !== undefined ? await changeScope(project, flags.changed, { build: flags.build === true }) : undefined;
   } catch (error) {
     if (error instanceof VigieError) {
       process.stderr.write(`vigie validate: ${error.message}\n${error.hint ? `${error.hint}\n` : ""}`);

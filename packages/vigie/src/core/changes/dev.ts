@@ -5,9 +5,8 @@
 // The last look is a baseline kept per dev server under .opencode/changes/: the first call takes
 // it by checking every page; each call then updates it for the pages it checked.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { basename, extname, join, relative, sep } from "node:path";
+import { join, relative, sep } from "node:path";
 import { VigieError } from "../answer.ts";
-import { readFrontmatter } from "../astro/frontmatter.ts";
 import type { PageFault } from "../browser/faults.ts";
 import { type FaultItem, faultItem, sourceOf } from "../browser/faultView.ts";
 import type { BrowserSession } from "../browser/session.ts";
@@ -17,9 +16,9 @@ import { DEV_CHANGES_ROUTE, DEV_CONFIG } from "../devServer/devConfig.ts";
 import { readDevServerRecord } from "../devServer/index.ts";
 import { inspect } from "../devServer/state.ts";
 import { readDevPort } from "../devServer/status.ts";
-import { readText } from "../files.ts";
 import { type Project, statePath } from "../project.ts";
 import type { Site } from "../site.ts";
+import { type DevRoute, pagesReached, type Reached } from "./reach.ts";
 
 export const DEFAULT_PAGE_LIMIT = 5;
 /** How long a call waits for the server's watcher to see a file saved before it. */
@@ -27,15 +26,6 @@ const WATCH_WAIT_MS = 2000;
 /** How long it waits, after the last change, for the server to tell its browsers (HMR, reload, error). */
 const APPLY_WAIT_MS = 1500;
 const POLL_MS = 50;
-
-/** One route as the dev integration lists it. */
-interface DevRoute {
-  pattern: string;
-  regex: string;
-  entrypoint: string;
-  type: string;
-  params: string[];
-}
 
 /** The last thing the server told its browsers. */
 export interface DevEvent {
@@ -49,7 +39,7 @@ interface DevAnswer {
   seq: number;
   lastChangeSeq: number;
   changed: string[];
-  reached: Record<string, { content?: boolean; known?: boolean; pages: string[] }>;
+  reached: Reached;
   last?: DevEvent;
   routes: DevRoute[];
 }
@@ -129,7 +119,7 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   const answer = await waitForServer(project, origin, baseline, options.signal);
   const paths = Object.keys(baseline.pages);
   answer.changed = answer.changed.filter((file) => existsSync(join(project.root, file)) || answer.reached[file]?.pages.length);
-  const { reached, unused } = pagesReached(project, answer, paths);
+  const { reached, unused } = pagesReached(project, answer.changed, answer.reached, answer.routes, paths);
   const wanted = [...new Set([...reached, ...baseline.pending])];
   // The pages a new edit reaches come first: an earlier edit's pending pages are checked when a call reaches nothing new, or named.
   const asked = options.pages?.length ? wanted.filter((path) => options.pages?.includes(path)) : reached.length ? reached : wanted;
@@ -353,58 +343,15 @@ function savedSince(project: Project, since: number): string[] {
 }
 
 /**
- * The pages (paths as the baseline knows them) the changed files reach: a module's pages through
- * their routes, a content entry's through its slug (the pages whose path ends with it).
+ * The pages the baseline of the running dev server holds, when one was taken on it: it loaded
+ * every page, so the server's module graph knows every module a page uses.
  */
-function pagesReached(project: Project, answer: DevAnswer, paths: string[]): { reached: string[]; unused: string[] } {
-  const routeOf = routeMatcher(answer.routes);
-  const reached = new Set<string>();
-  const unused: string[] = [];
-  for (const file of answer.changed) {
-    const info = answer.reached[file];
-    let found: string[] = [];
-    if (info?.content) {
-      const slugs = contentSlugs(project, file);
-      found = paths.filter((path) => slugs.has(lastSegment(path)));
-    } else if (info?.pages.length) {
-      const components = new Set(info.pages);
-      found = paths.filter((path) => {
-        const route = routeOf(path);
-        return route !== undefined && components.has(route.entrypoint);
-      });
-    }
-    if (found.length === 0) unused.push(file);
-    for (const path of found) reached.add(path);
-  }
-  return { reached: [...reached].sort(), unused };
-}
-
-function routeMatcher(routes: DevRoute[]): (path: string) => DevRoute | undefined {
-  const compiled = routes
-    .filter((route) => route.type === "page")
-    .map((route) => {
-      try {
-        return { route, regex: new RegExp(route.regex) };
-      } catch {
-        return undefined;
-      }
-    })
-    .filter((entry) => entry !== undefined);
-  return (path) => {
-    const pathname = decodeURI(path.split("?")[0] ?? path);
-    const bare = pathname.length > 1 ? pathname.replace(/\/$/, "") : pathname;
-    return compiled.find(({ regex }) => regex.test(pathname) || regex.test(bare))?.route;
-  };
-}
-
-const lastSegment = (path: string) => path.split("?")[0]?.split("/").filter(Boolean).pop() ?? "";
-
-/** The slugs a content entry can have in a URL: its file name, and its frontmatter's slug. */
-function contentSlugs(project: Project, file: string): Set<string> {
-  const slugs = new Set([basename(file, extname(file))]);
-  const data = readFrontmatter(readText(join(project.root, file)) ?? "").data;
-  if (typeof data?.slug === "string" && data.slug) slugs.add(data.slug.split("/").filter(Boolean).pop() ?? data.slug);
-  return slugs;
+export function baselinePages(project: Project): string[] | undefined {
+  const port = readDevPort(project);
+  const record = readDevServerRecord(project);
+  if (port === undefined || !record) return undefined;
+  const baseline = readBaseline(project, { pid: record.pid, port, startedAt: record.startedAt });
+  return baseline ? Object.keys(baseline.pages) : undefined;
 }
 
 function readBaseline(project: Project, server: Baseline["server"]): Baseline | undefined {

@@ -15,6 +15,8 @@ export interface ChangePlan {
   ref?: string;
   /** Changed files, relative to the project root (the state folder and the build left out). */
   files: string[];
+  /** Those of `files` that no longer exist. */
+  deleted?: string[];
   /** Content files to lint, relative to the root; undefined: lint everything. Empty: no content changed. */
   lintFiles?: string[];
   /** Whether `astro check` has anything to look at: a .ts, .tsx, .astro, script, config or lock file changed. */
@@ -82,7 +84,8 @@ export function planChanges(project: Project, ref?: string): ChangePlan {
       ? `astro check: a .ts, .astro, script, config or lock file changed${sync ? "" : " (on the types .astro/ holds: no change can alter them)"}`
       : "astro check: skipped, no .ts, .tsx, .astro or config file changed",
   ];
-  return { ref: changes.ref, files, lintFiles, check, sync, notes };
+  const deleted = changes.deleted.filter((file) => !ours(file));
+  return { ref: changes.ref, files, ...(deleted.length ? { deleted } : {}), lintFiles, check, sync, notes };
 }
 
 /** Changed content files that still exist, and the translations (same collection and key) of every changed one. */

@@ -3,14 +3,17 @@
 // answers GET /__vigie/dev?since=N on the dev server: the files the watcher saw change after
 // sequence number N, the pages each reaches through the module graph (importers walked up to
 // the pages), the last update the server sent its browsers (hmr, full reload, error with
-// file:line), and the routes; GET /__vigie/dev/types?files=a,b answers the type errors of
-// those files from Astro's checker, kept warm in this process (it ends with the server). Plain JavaScript, no dependency: it runs inside the user's Astro.
+// file:line), and the routes; GET /__vigie/dev/reach?files=a,b the pages given files reach
+// now; GET /__vigie/dev/types?files=a,b answers the type errors of those files from Astro's
+// checker, kept warm in this process (it ends with the server). Plain JavaScript, no
+// dependency: it runs inside the user's Astro.
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 
 const MAX_CHANGES = 500;
 const MAX_WALK = 5000;
+const MAX_REACH = 200;
 const CONTENT = /\.(md|mdx|markdown|mdoc|json|ya?ml|toml|csv)$/i;
 
 export default function vigieDev() {
@@ -91,6 +94,14 @@ function vigieDevPlugin(state) {
                   .slice(0, 200),
               }),
           );
+          return;
+        }
+        if (url.pathname === "/__vigie/dev/reach") {
+          // The pages given files reach now (validate --changed: the files changed since a git ref).
+          const files = (url.searchParams.get("files") ?? "").split(",").filter((file) => file && !file.startsWith(".."));
+          const reached = {};
+          for (const file of files.slice(0, MAX_REACH)) reached[file] = pagesReached(server, state, join(state.root, file), rel);
+          reply(response, 200, { reached, routes: state.routes });
           return;
         }
         if (url.pathname !== "/__vigie/dev") return next();
@@ -219,11 +230,14 @@ function errorOf(err, rel) {
  * The page components a file reaches: its modules' importers, walked up in every environment's
  * module graph, down to the modules under src/pages/. A content entry is not walked (every page
  * that reads a collection imports it): it is answered as content, the pages that render it are
- * told apart by the caller.
+ * told apart by the caller; a module a content entry imports (a component in an MDX article)
+ * answers those entries, each of which reaches only its own pages.
  */
 function pagesReached(server, state, file, rel) {
   if (file.startsWith(state.srcDir) && !file.startsWith(state.pagesDir) && CONTENT.test(file)) return { content: true, pages: [] };
   const pages = new Set();
+  const entries = new Set();
+  const isEntry = (path) => path.startsWith(state.srcDir) && !path.startsWith(state.pagesDir) && CONTENT.test(path);
   let known = false;
   const graphs = [server.moduleGraph, ...Object.values(server.environments ?? {}).map((environment) => environment.moduleGraph)];
   for (const graph of graphs) {
@@ -238,8 +252,12 @@ function pagesReached(server, state, file, rel) {
       seen.add(module);
       const own = module.file?.split("?")[0];
       if (own?.startsWith(state.pagesDir)) pages.add(rel(own));
+      if (own && own !== file && isEntry(own)) {
+        entries.add(rel(own));
+        continue;
+      }
       for (const importer of module.importers ?? []) queue.push(importer);
     }
   }
-  return { known, pages: [...pages].sort() };
+  return { known, pages: [...pages].sort(), ...(entries.size ? { entries: [...entries].sort() } : {}) };
 }

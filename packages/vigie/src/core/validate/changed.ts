@@ -1,11 +1,15 @@
 // `validate --changed [REF]`: the plan of a change as the validator's steps take it (lint
 // the changed content and its translations, astro check only when code or config changed,
-// the browser only on the pages whose built output changed), and what the report says of it.
+// the browser only on the pages the change can have affected), and what the report says of it.
+// While vigie's dev server runs, the pages are those its module graph says the change reaches,
+// checked on it without a build; else the build's pages whose output changed since the last run.
 
 import { hasWarmChecker } from "../changes/dev.ts";
+import { type DevScope, devScope, devScopeNote } from "../changes/devScope.ts";
 import { type ChangePlan, planChanges } from "../changes/plan.ts";
 import { changedPages } from "../checks/changed.ts";
 import type { Project } from "../project.ts";
+import { readSite } from "../site.ts";
 import type { ChangeScope } from "./context.ts";
 
 export interface ChangedRun {
@@ -13,15 +17,30 @@ export interface ChangedRun {
   plan: ChangePlan;
 }
 
+export interface ChangeScopeOptions {
+  /** Build and check the build even while vigie's dev server runs. */
+  build?: boolean;
+  signal?: AbortSignal;
+}
+
 /** The scope of `--changed` against `ref` (default HEAD); everything when git cannot tell or a config changed. */
-export function changeScope(project: Project, ref?: string): ChangedRun {
+export async function changeScope(project: Project, ref?: string, options: ChangeScopeOptions = {}): Promise<ChangedRun> {
   const plan = planChanges(project, ref);
   if (plan.everything) return { plan, scope: {} };
+  const check: ChangeScope["check"] = plan.check
+    ? { run: true, why: "", sync: plan.sync, ...(hasWarmChecker(project) ? { warm: plan.files } : {}) }
+    : { run: false, why: "no .ts, .tsx, .astro or config file changed" };
+  const dev = options.build ? undefined : await devScope(readSite(project), plan, options.signal);
+  if (dev && "origin" in dev) {
+    plan.notes.push(
+      `pages: ${devScopeNote(dev)}${dev.warmed ? `; every page rendered once first to complete the graph (${dev.warmed.pages} in ${dev.warmed.ms} ms)` : ""}`,
+    );
+    return { plan, scope: { files: plan.lintFiles ?? [], check, dev: devOf(dev) } };
+  }
+  if (dev) plan.notes.push(`pages: the build's (${dev.build})`);
   const scope: ChangeScope = {
     files: plan.lintFiles ?? [],
-    check: plan.check
-      ? { run: true, why: "", sync: plan.sync, ...(hasWarmChecker(project) ? { warm: plan.files } : {}) }
-      : { run: false, why: "no .ts, .tsx, .astro or config file changed" },
+    check,
     pages: async (site) => {
       const selection = changedPages(site, plan);
       return {
@@ -32,4 +51,14 @@ export function changeScope(project: Project, ref?: string): ChangedRun {
     },
   };
   return { plan, scope };
+}
+
+function devOf(scope: DevScope): NonNullable<ChangeScope["dev"]> {
+  return {
+    url: scope.origin,
+    paths: scope.paths,
+    reached: scope.reached.length,
+    why: devScopeNote(scope),
+    ...(scope.unused.length ? { unused: scope.unused } : {}),
+  };
 }

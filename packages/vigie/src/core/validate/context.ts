@@ -44,6 +44,22 @@ export interface ChangeScope {
   };
   /** After the build: the pages crawl and perf load. Undefined (or no answer) keeps the whole crawl. */
   pages?: (site: Site) => Promise<PageChoice | undefined>;
+  /**
+   * The pages vigie's running dev server says the change reaches, checked on it without a build
+   * (the build, the links of the build and perf do not run; the full run does them).
+   */
+  dev?: {
+    /** The dev server, without a trailing slash. */
+    url: string;
+    /** The pages loaded (at most a few, spread over the routes reached). */
+    paths: string[];
+    /** How many pages the change reaches in all. */
+    reached: number;
+    /** The crawl's summary of the choice. */
+    why: string;
+    /** Changed files no page uses. */
+    unused?: string[];
+  };
 }
 
 export interface ValidateOptions {
@@ -175,6 +191,8 @@ export function productionServer(ctx: ValidateContext): Promise<ProductionServer
 /** The pages a change can have affected (ChangeScope.pages), asked once after the build; undefined: all. */
 export function chosenPages(ctx: ValidateContext): Promise<PageChoice | undefined> {
   ctx.choice ??= (async () => {
+    const dev = ctx.options.changes?.dev;
+    if (dev) return { paths: dev.paths, why: dev.why };
     const choose = ctx.options.changes?.pages;
     const server = productionServer(ctx);
     if (!choose || !server) return undefined;

@@ -165,7 +165,7 @@ describe("--changed on real builds of the blog", { timeout: 600_000 }, () => {
       try {
         edit(STYLESHEET, change);
         await runAstro(copy.root, ["build"]);
-        const choice = await changeScope(copy).scope.pages?.(readSite(copy));
+        const choice = await (await changeScope(copy)).scope.pages?.(readSite(copy));
         const now = builtPages(dist);
         // Pages whose HTML differs beyond its stylesheet links (Shiki may tokenize a line otherwise on a busy machine).
         const beyond = [...now.keys()].filter((path) => withoutStylesheets(clean.get(path)) !== withoutStylesheets(now.get(path)));

@@ -45,6 +45,12 @@ export const buildStep: Step = {
   tool: "build_run",
   after: [],
   skip(ctx) {
+    // --changed while vigie's dev server runs: the pages reached are checked on it, nothing is built.
+    const dev = ctx.options.changes?.dev;
+    if (dev) {
+      ctx.built = false;
+      return `not run: --changed checks ${dev.why}; the full run builds`;
+    }
     const why = !firstShard(ctx) ? "done by shard 1" : enabled(ctx, "build") ? undefined : "disabled in vigie.config.json";
     // No build of its own: the browser steps look at the one already there, if any.
     if (why) ctx.built = existsSync(join(ctx.site.staticDir, "index.html")) || ctx.site.routes !== undefined;

@@ -130,11 +130,12 @@ export const crawlStep: Step = {
   tool: "browser_crawl",
   after: ["dev server", "build"],
   // Lint and astro check sync .astro/, which restarts the dev server: it is crawled once they are done.
-  alsoAfter: (ctx) => (givenUrl(ctx) || productionServer(ctx) ? [] : ["lint", "astro check"]),
+  // (Under --changed on vigie's dev server, its warm checker writes nothing there.)
+  alsoAfter: (ctx) => (givenUrl(ctx) || productionServer(ctx) ? [] : ctx.options.changes?.check?.warm ? ["lint"] : ["lint", "astro check"]),
   skip(ctx) {
     if (!givenUrl(ctx) && !productionServer(ctx) && !ctx.dev?.url) return "no server and no build to look at";
     // --changed compares the build with the last run's: without one, it cannot tell which pages changed.
-    if (ctx.options.changes?.pages && !givenUrl(ctx) && !productionServer(ctx))
+    if (ctx.options.changes?.pages && !ctx.options.changes.dev && !givenUrl(ctx) && !productionServer(ctx))
       return "no build to compare with the last run's: fix the build first";
     return enabled(ctx, "crawl") ? undefined : "disabled in vigie.config.json";
   },

@@ -1,5 +1,6 @@
 // Every internal link, asset and #fragment of the build resolves; every page has its alternates.
 import { checkSiteLinks } from "../../checks/links.ts";
+import { checkDevLinks } from "../../links/devLinks.ts";
 import type { BrokenLink } from "../../links/links.ts";
 import { enabled, firstShard, type Step, type ValidateContext } from "../context.ts";
 import type { Finding } from "../findings.ts";
@@ -29,8 +30,27 @@ export const linksStep: Step = {
   name: "links",
   tool: "build_links",
   after: ["build"],
-  skip: (ctx) => (!ctx.built ? "no build to check" : enabled(ctx, "links") && firstShard(ctx) ? undefined : "not this shard, or disabled"),
+  // On the dev server, once lint's sync of .astro/ (which restarts it) is done.
+  alsoAfter: (ctx) => (ctx.options.changes?.dev ? ["lint"] : []),
+  skip: (ctx) =>
+    !ctx.built && !ctx.options.changes?.dev
+      ? "no build to check"
+      : enabled(ctx, "links") && firstShard(ctx)
+        ? undefined
+        : "not this shard, or disabled",
   async run(ctx) {
+    // --changed on vigie's dev server: the links of the pages the change reaches, as it renders them.
+    const dev = ctx.options.changes?.dev;
+    if (dev) {
+      const result = await checkDevLinks(ctx.site, dev.url, dev.paths, { signal: ctx.options.signal });
+      const findings = result.broken.map((broken) => linkFinding(ctx, broken));
+      const failing = findings.filter((finding) => finding.severity === "fail").length;
+      return {
+        status: failing ? "fail" : result.broken.length ? "warn" : "ok",
+        summary: `${result.checked} links on the ${result.pages} pages loaded from the dev server, ${result.broken.length} broken`,
+        findings,
+      };
+    }
     // The built pages and assets (an adapter's prerendered folder); a link to a route rendered
     // on demand is checked by the crawl, which loads that page.
     const result = await checkSiteLinks(ctx.site);

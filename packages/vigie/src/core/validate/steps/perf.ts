@@ -140,6 +140,7 @@ export const perfStep: Step = {
   tool: "browser_perf",
   after: ["crawl", "flows", "astro check", "links", "lint", "critical routes"],
   skip(ctx) {
+    if (ctx.options.changes?.dev) return "not measured under --changed on the dev server (the full run measures the build)";
     if (!givenUrl(ctx) && !productionServer(ctx)) return "no production build to measure (dev-server timings are not judged)";
     return enabled(ctx, "perf") && firstShard(ctx) ? undefined : "not this shard, or disabled";
   },

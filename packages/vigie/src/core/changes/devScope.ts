@@ -1,0 +1,161 @@
+// `validate --changed` while vigie's dev server runs: the pages the changed files reach, from the
+// server's module graph, checked on that server instead of building the whole site (Astro has no
+// partial build: the build alone is about half of a full run). Whatever the graph cannot vouch
+// for (a deleted file, a file served as is from public/, a content file no page renders by its
+// slug, a module the graph does not know) sends the run back to the build, and says why.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readDevServerRecord } from "../devServer/index.ts";
+import { readDevPort } from "../devServer/status.ts";
+import { type Project, statePath } from "../project.ts";
+import type { Site } from "../site.ts";
+import { baselinePages, hasWarmChecker } from "./dev.ts";
+import { builtPagePaths } from "./pages.ts";
+import type { ChangePlan } from "./plan.ts";
+import { askReach, type DevRoute, pagesReached, routeMatcher } from "./reach.ts";
+
+/** At most this many pages a change reaches are loaded, spread over the routes; the others are named. */
+export const DEV_PAGE_LIMIT = 8;
+/** How long completing the module graph (every page rendered once) may take. */
+const WARM_TIMEOUT_MS = 90_000;
+const WARM_CONCURRENCY = 4;
+
+const CODE = /\.(ts|tsx|mts|cts|astro|js|mjs|cjs|jsx|vue|svelte|css|scss|sass|less|styl)$/i;
+const CONTENT = /\.(md|mdx|markdown|mdoc|json|ya?ml|toml|csv)$/i;
+
+export interface DevScope {
+  /** The dev server, without a trailing slash. */
+  origin: string;
+  /** The pages the change reaches, every one. */
+  reached: string[];
+  /** Those loaded, at most DEV_PAGE_LIMIT, spread over the routes. */
+  paths: string[];
+  /** Changed files that reach no page (not used by the site's pages). */
+  unused: string[];
+  /** The pages of the site the graph was asked about. */
+  total: number;
+  /** Set when every page was rendered once first, to complete the graph. */
+  warmed?: { pages: number; ms: number };
+}
+
+/** The dev scope of a change, or why the build is checked instead; undefined when vigie's dev server does not run. */
+export async function devScope(site: Site, plan: ChangePlan, signal?: AbortSignal): Promise<DevScope | { build: string } | undefined> {
+  const { project } = site;
+  if (!hasWarmChecker(project)) return undefined;
+  const port = readDevPort(project);
+  if (port === undefined) return undefined;
+  const origin = `http://127.0.0.1:${port}`;
+  if (plan.deleted?.length) return { build: `${plan.deleted[0]} was deleted: the dev server's graph cannot say what used it` };
+  const served = plan.files.find((file) => file.startsWith("public/"));
+  if (served) return { build: `${served} is served as it is (public/): no module graph says which pages use it` };
+  const universe = pagesOf(site);
+  if (!universe.length) return { build: "no build yet to list the site's pages" };
+  const sources = plan.files.filter((file) => file.startsWith("src/"));
+  let warmed: DevScope["warmed"];
+  try {
+    if (!graphComplete(project)) warmed = await completeGraph(project, origin, universe, signal);
+    const answer = sources.length ? await askReach(origin, sources, signal) : { reached: {}, routes: [] };
+    const { reached, unused, byEntry } = pagesReached(project, sources, answer.reached, answer.routes, universe);
+    for (const file of unused) {
+      const info = answer.reached[file];
+      if (CONTENT.test(file)) return { build: `${file} is rendered by no page under its slug: the graph cannot say which pages read it` };
+      if (!info?.known) return { build: `${file} is not in the dev server's module graph` };
+      if (!CODE.test(file)) return { build: `${file} reaches no page the graph knows` };
+    }
+    return {
+      origin,
+      reached,
+      paths: chooseLoaded(reached, byEntry, answer.routes),
+      unused,
+      total: universe.length,
+      ...(warmed ? { warmed } : {}),
+    };
+  } catch (error) {
+    return { build: `the dev server could not say what the change reaches (${(error as Error).message})` };
+  }
+}
+
+/** The site's pages: the last build's, and those the dev baseline loaded. */
+function pagesOf(site: Site): string[] {
+  const built = existsSync(site.staticDir) ? builtPagePaths(site.staticDir, site.base, site.trailingSlash) : [];
+  return [...new Set([...built, ...(baselinePages(site.project) ?? [])])].sort();
+}
+
+/**
+ * The pages to load: those a changed content entry renders first (the change is theirs alone),
+ * then the others spread over their routes, DEV_PAGE_LIMIT in all.
+ */
+function chooseLoaded(reached: string[], byEntry: string[], routes: DevRoute[]): string[] {
+  const first = byEntry.slice(0, DEV_PAGE_LIMIT);
+  const chosen = new Set(first);
+  const others = reached.filter((path) => !chosen.has(path));
+  return [...first, ...spread(others, routes, DEV_PAGE_LIMIT - first.length)].sort();
+}
+
+/** At most `limit` of `paths`, taken in turn from each route's pages, so that every route reached has one. */
+export function spread(paths: string[], routes: DevRoute[], limit: number): string[] {
+  if (paths.length <= limit) return paths;
+  const routeOf = routeMatcher(routes);
+  const groups = new Map<string, string[]>();
+  for (const path of paths) {
+    const key = routeOf(path)?.entrypoint ?? path;
+    groups.set(key, [...(groups.get(key) ?? []), path]);
+  }
+  const chosen: string[] = [];
+  for (let index = 0; chosen.length < limit; index++) {
+    const round = [...groups.values()].flatMap((group) => group.slice(index, index + 1));
+    if (!round.length) break;
+    chosen.push(...round.slice(0, limit - chosen.length));
+  }
+  return chosen.sort();
+}
+
+const graphFile = (project: Project) => statePath(project, "changes", "graph.json");
+
+/** The identity of the running dev server: its pid and start. */
+function serverId(project: Project): string | undefined {
+  const record = readDevServerRecord(project);
+  return record ? `${record.pid}:${record.startedAt}` : undefined;
+}
+
+/**
+ * Whether the server's module graph knows every module a page uses: every page was rendered on
+ * this server (by the dev baseline, or by an earlier validate --changed).
+ */
+function graphComplete(project: Project): boolean {
+  if (baselinePages(project)) return true;
+  try {
+    return JSON.parse(readFileSync(graphFile(project), "utf8")).server === serverId(project);
+  } catch {
+    return false;
+  }
+}
+
+/** Renders every page once on the dev server (no browser), so its graph knows what each uses; once per server. */
+async function completeGraph(project: Project, origin: string, paths: string[], signal?: AbortSignal): Promise<DevScope["warmed"]> {
+  const started = Date.now();
+  const deadline = AbortSignal.timeout(WARM_TIMEOUT_MS);
+  const stop = signal ? AbortSignal.any([signal, deadline]) : deadline;
+  const queue = [...paths];
+  const worker = async () => {
+    for (let path = queue.shift(); path !== undefined && !stop.aborted; path = queue.shift()) {
+      await fetch(`${origin}${path}`, { signal: stop, redirect: "manual" }).then(
+        (response) => response.arrayBuffer(),
+        () => undefined,
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: WARM_CONCURRENCY }, worker));
+  if (stop.aborted) throw new Error(`rendering the site's ${paths.length} pages took over ${WARM_TIMEOUT_MS / 1000} s`);
+  mkdirSync(statePath(project, "changes"), { recursive: true });
+  writeFileSync(graphFile(project), JSON.stringify({ server: serverId(project), pages: paths.length }));
+  return { pages: paths.length, ms: Date.now() - started };
+}
+
+/** "10 of the 80 pages the change reaches (…), on the dev server; 70 more not loaded (…)". */
+export const devScopeNote = (scope: DevScope): string => {
+  const { reached, paths } = scope;
+  const more = reached.length - paths.length;
+  if (!reached.length) return "no page: the change reaches none (the dev server's module graph)";
+  const pages = reached.length === 1 ? "the page" : more ? `${paths.length} of the ${reached.length} pages` : `the ${reached.length} pages`;
+  return `${pages} the change reaches (the dev server's module graph${more ? ", spread over their routes" : ""}), on the dev server${more ? `; ${more} more not loaded (the full run loads them)` : ""}`;
+};
