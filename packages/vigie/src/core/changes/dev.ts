@@ -299,20 +299,37 @@ async function ask(origin: string, since: number, signal?: AbortSignal): Promise
  * The server's answer once its watcher has seen every file saved since the last look (at most
  * 2 s), and once it has told its browsers what the last change did (at most 1.5 s more).
  */
-async function waitForServer(project: Project, origin: string, baseline: Baseline, signal?: AbortSignal): Promise<DevAnswer> {
-  const saved = savedSince(project, baseline.lookedAt);
+function waitForServer(project: Project, origin: string, baseline: Baseline, signal?: AbortSignal): Promise<DevAnswer> {
+  return waitForSaved(origin, savedSince(project, baseline.lookedAt), baseline.seq, signal);
+}
+
+/** The server's answer after `since` once its watcher has seen each of `saved` and the last change applied (bounded waits). */
+async function waitForSaved(origin: string, saved: string[], since: number, signal?: AbortSignal): Promise<DevAnswer> {
   const watchBy = Date.now() + WATCH_WAIT_MS;
-  let answer = await ask(origin, baseline.seq, signal);
+  let answer = await ask(origin, since, signal);
   while (saved.some((file) => !answer.changed.includes(file)) && Date.now() < watchBy) {
     await sleep(POLL_MS);
-    answer = await ask(origin, baseline.seq, signal);
+    answer = await ask(origin, since, signal);
   }
   const applyBy = Date.now() + APPLY_WAIT_MS;
   while (answer.changed.length && (answer.last?.seq ?? 0) < answer.lastChangeSeq && Date.now() < applyBy) {
     await sleep(POLL_MS);
-    answer = await ask(origin, baseline.seq, signal);
+    answer = await ask(origin, since, signal);
   }
   return answer;
+}
+
+/**
+ * Before pages are checked on the running dev server (validate --changed): the files of `files`
+ * saved since it started have been seen by its watcher and applied, as a look after an edit waits.
+ */
+export async function untilServerSaw(project: Project, files: string[], signal?: AbortSignal): Promise<void> {
+  const port = readDevPort(project);
+  const record = readDevServerRecord(project);
+  if (port === undefined || !record?.startedAt) return;
+  const since = record.startedAt;
+  const saved = files.filter((file) => (statSync(join(project.root, file), { throwIfNoEntry: false })?.mtimeMs ?? 0) > since);
+  if (saved.length) await waitForSaved(`http://127.0.0.1:${port}`, saved, 0, signal);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -3,12 +3,10 @@
 // partial build: the build alone is about half of a full run). Whatever the graph cannot vouch
 // for (a deleted file, a file served as is from public/, a content file no page renders by its
 // slug, a module the graph does not know) sends the run back to the build, and says why.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { readDevServerRecord } from "../devServer/index.ts";
+import { existsSync } from "node:fs";
 import { readDevPort } from "../devServer/status.ts";
-import { type Project, statePath } from "../project.ts";
 import type { Site } from "../site.ts";
-import { baselinePages, hasWarmChecker } from "./dev.ts";
+import { baselinePages, hasWarmChecker, untilServerSaw } from "./dev.ts";
 import { builtPagePaths } from "./pages.ts";
 import type { ChangePlan } from "./plan.ts";
 import { askReach, type DevRoute, pagesReached, routeMatcher } from "./reach.ts";
@@ -32,7 +30,7 @@ export interface DevScope {
   /** Changed files that reach no page (not used by the site's pages). */
   unused: string[];
   /** The pages of the site the graph was asked about. */
-  total: number;
+  known: string[];
   /** Set when every page was rendered once first, to complete the graph. */
   warmed?: { pages: number; ms: number };
 }
@@ -52,13 +50,23 @@ export async function devScope(site: Site, plan: ChangePlan, signal?: AbortSigna
   const sources = plan.files.filter((file) => file.startsWith("src/"));
   let warmed: DevScope["warmed"];
   try {
-    if (!graphComplete(project)) warmed = await completeGraph(project, origin, universe, signal);
-    const answer = sources.length ? await askReach(origin, sources, signal) : { reached: {}, routes: [] };
+    // A file saved a moment ago: once the server has seen it, and rendered its pages anew.
+    await untilServerSaw(project, sources, signal);
+    let answer = await askReach(origin, sources, signal);
+    // The graph knows only the modules of the pages this server rendered (it forgets them when it
+    // restarts): the others are rendered once first.
+    const rendered = new Set((answer.rendered ?? []).map(withSlash));
+    const missing = sources.length ? universe.filter((path) => !rendered.has(withSlash(path))) : [];
+    if (missing.length) {
+      warmed = await renderPages(origin, missing, signal);
+      answer = await askReach(origin, sources, signal);
+    }
     const { reached, unused, byEntry } = pagesReached(project, sources, answer.reached, answer.routes, universe);
     for (const file of unused) {
       const info = answer.reached[file];
       if (CONTENT.test(file)) return { build: `${file} is rendered by no page under its slug: the graph cannot say which pages read it` };
-      if (!info?.known) return { build: `${file} is not in the dev server's module graph` };
+      if (!info?.known)
+        return { build: `${file} is not in the dev server's module graph (no page uses it, or a page the site does not list)` };
       if (!CODE.test(file)) return { build: `${file} reaches no page the graph knows` };
     }
     return {
@@ -66,13 +74,15 @@ export async function devScope(site: Site, plan: ChangePlan, signal?: AbortSigna
       reached,
       paths: chooseLoaded(reached, byEntry, answer.routes),
       unused,
-      total: universe.length,
+      known: universe,
       ...(warmed ? { warmed } : {}),
     };
   } catch (error) {
     return { build: `the dev server could not say what the change reaches (${(error as Error).message})` };
   }
 }
+
+const withSlash = (path: string) => (path.endsWith("/") ? path : `${path}/`);
 
 /** The site's pages: the last build's, and those the dev baseline loaded. */
 function pagesOf(site: Site): string[] {
@@ -109,29 +119,8 @@ export function spread(paths: string[], routes: DevRoute[], limit: number): stri
   return chosen.sort();
 }
 
-const graphFile = (project: Project) => statePath(project, "changes", "graph.json");
-
-/** The identity of the running dev server: its pid and start. */
-function serverId(project: Project): string | undefined {
-  const record = readDevServerRecord(project);
-  return record ? `${record.pid}:${record.startedAt}` : undefined;
-}
-
-/**
- * Whether the server's module graph knows every module a page uses: every page was rendered on
- * this server (by the dev baseline, or by an earlier validate --changed).
- */
-function graphComplete(project: Project): boolean {
-  if (baselinePages(project)) return true;
-  try {
-    return JSON.parse(readFileSync(graphFile(project), "utf8")).server === serverId(project);
-  } catch {
-    return false;
-  }
-}
-
-/** Renders every page once on the dev server (no browser), so its graph knows what each uses; once per server. */
-async function completeGraph(project: Project, origin: string, paths: string[], signal?: AbortSignal): Promise<DevScope["warmed"]> {
+/** Renders `paths` once on the dev server (no browser), so that its graph knows what each page uses. */
+async function renderPages(origin: string, paths: string[], signal?: AbortSignal): Promise<DevScope["warmed"]> {
   const started = Date.now();
   const deadline = AbortSignal.timeout(WARM_TIMEOUT_MS);
   const stop = signal ? AbortSignal.any([signal, deadline]) : deadline;
@@ -146,8 +135,6 @@ async function completeGraph(project: Project, origin: string, paths: string[], 
   };
   await Promise.all(Array.from({ length: WARM_CONCURRENCY }, worker));
   if (stop.aborted) throw new Error(`rendering the site's ${paths.length} pages took over ${WARM_TIMEOUT_MS / 1000} s`);
-  mkdirSync(statePath(project, "changes"), { recursive: true });
-  writeFileSync(graphFile(project), JSON.stringify({ server: serverId(project), pages: paths.length }));
   return { pages: paths.length, ms: Date.now() - started };
 }
 

@@ -102,7 +102,14 @@ function contentSlugs(project: Project, file: string): Set<string> {
 }
 
 /** What the dev server's graph says of `files` now; throws when the server does not answer as vigie's dev integration does. */
-export async function askReach(origin: string, files: string[], signal?: AbortSignal): Promise<{ reached: Reached; routes: DevRoute[] }> {
+export interface ReachAnswer {
+  reached: Reached;
+  routes: DevRoute[];
+  /** The URL paths of the pages the server rendered since it started. */
+  rendered: string[];
+}
+
+export async function askReach(origin: string, files: string[], signal?: AbortSignal): Promise<ReachAnswer> {
   const timeout = AbortSignal.timeout(10_000);
   const response = await fetch(`${origin}${DEV_CHANGES_ROUTE}/reach?files=${encodeURIComponent(files.join(","))}`, {
     signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
@@ -110,5 +117,5 @@ export async function askReach(origin: string, files: string[], signal?: AbortSi
   if (!response.ok || !(response.headers.get("content-type") ?? "").includes("json")) {
     throw new Error(`the dev server answered ${response.status} without its module graph`);
   }
-  return (await response.json()) as { reached: Reached; routes: DevRoute[] };
+  return (await response.json()) as ReachAnswer;
 }

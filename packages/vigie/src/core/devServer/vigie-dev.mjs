@@ -4,7 +4,7 @@
 // sequence number N, the pages each reaches through the module graph (importers walked up to
 // the pages), the last update the server sent its browsers (hmr, full reload, error with
 // file:line), and the routes; GET /__vigie/dev/reach?files=a,b the pages given files reach
-// now; GET /__vigie/dev/types?files=a,b answers the type errors of those files from Astro's
+// now (and the pages the server rendered, whose modules its graph knows); GET /__vigie/dev/types?files=a,b answers the type errors of those files from Astro's
 // checker, kept warm in this process (it ends with the server). Plain JavaScript, no
 // dependency: it runs inside the user's Astro.
 import { join, relative, sep } from "node:path";
@@ -14,6 +14,7 @@ import { Worker } from "node:worker_threads";
 const MAX_CHANGES = 500;
 const MAX_WALK = 5000;
 const MAX_REACH = 200;
+const MAX_RENDERED = 20000;
 const CONTENT = /\.(md|mdx|markdown|mdoc|json|ya?ml|toml|csv)$/i;
 
 export default function vigieDev() {
@@ -44,6 +45,7 @@ export default function vigieDev() {
 function vigieDevPlugin(state) {
   let seq = 0;
   const changes = [];
+  const rendered = new Set();
   let last;
   const rel = (file) => relative(state.root, file).split(sep).join("/");
   const noted = (event) => {
@@ -83,6 +85,14 @@ function vigieDevPlugin(state) {
       watchSend(server.environments?.client?.hot);
       server.middlewares.use((request, response, next) => {
         const url = new URL(request.url ?? "/", "http://localhost");
+        // The pages this server rendered: its module graph knows what each of them uses.
+        if (request.method === "GET" && !/^\/(@|__|node_modules\/|src\/)/.test(url.pathname)) {
+          response.once("finish", () => {
+            if (rendered.size < MAX_RENDERED && String(response.getHeader("content-type") ?? "").includes("text/html")) {
+              rendered.add(url.pathname);
+            }
+          });
+        }
         if (url.pathname === "/__vigie/dev/types") {
           const files = (url.searchParams.get("files") ?? "").split(",").filter(Boolean);
           typeErrors(state, files, rel).then(
@@ -101,7 +111,7 @@ function vigieDevPlugin(state) {
           const files = (url.searchParams.get("files") ?? "").split(",").filter((file) => file && !file.startsWith(".."));
           const reached = {};
           for (const file of files.slice(0, MAX_REACH)) reached[file] = pagesReached(server, state, join(state.root, file), rel);
-          reply(response, 200, { reached, routes: state.routes });
+          reply(response, 200, { reached, routes: state.routes, rendered: [...rendered] });
           return;
         }
         if (url.pathname !== "/__vigie/dev") return next();

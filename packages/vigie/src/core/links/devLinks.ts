@@ -25,6 +25,8 @@ export interface DevLinksOptions {
   signal?: AbortSignal;
   /** How many other targets the dev server may be asked about (default 40); past that, a target is not reported. */
   maxAsks?: number;
+  /** Pages known to exist (the site's pages the dev server rendered or the last build wrote): not asked about. */
+  known?: string[];
 }
 
 const TIMEOUT_MS = 15_000;
@@ -44,6 +46,8 @@ interface DevCheck extends BrokenLinks {
   pages: Map<string, PageLinks>;
   /** The built pages read for their ids, by file. */
   built: Map<string, PageLinks>;
+  /** Pages known to exist, with a trailing slash. */
+  known: Set<string>;
   /** The dev server's status for a path; undefined when it did not answer. */
   answers: Map<string, number | undefined>;
   checked: number;
@@ -111,6 +115,7 @@ function targetOf(check: DevCheck, path: string): Target | undefined {
   if (fetched) return { exists: true, ids: () => fetched.ids };
   const file = builtFileOf(check.site.staticDir, check.site.base, path);
   if (file) return { exists: true, ...(file.endsWith(".html") ? { ids: () => builtIds(check, file) } : {}) };
+  if (check.known.has(path.endsWith("/") ? path : `${path}/`)) return { exists: true };
   const status = check.answers.get(path);
   if (status === 404 || status === 410) return { exists: false, status };
   return status !== undefined && status >= 200 && status < 400 ? { exists: true } : undefined;
@@ -197,6 +202,7 @@ export async function checkDevLinks(site: Site, origin: string, paths: string[],
     signal: options.signal,
     pages: new Map(),
     built: new Map(),
+    known: new Set((options.known ?? []).map((path) => (path.endsWith("/") ? path : `${path}/`))),
     answers: new Map(),
     checked: 0,
   };

@@ -59,6 +59,7 @@ function devOf(scope: DevScope): NonNullable<ChangeScope["dev"]> {
     paths: scope.paths,
     reached: scope.reached.length,
     why: devScopeNote(scope),
+    known: scope.known,
     ...(scope.unused.length ? { unused: scope.unused } : {}),
   };
 }

@@ -59,6 +59,8 @@ export interface ChangeScope {
     why: string;
     /** Changed files no page uses. */
     unused?: string[];
+    /** The site's pages the graph was asked about (they exist). */
+    known: string[];
   };
 }
 

@@ -3,11 +3,17 @@
 // the layout, to the stylesheet, and a syntax error, each call names exactly the pages reached
 // and the new fault with its source; after the edit is undone, the fault is "resolved".
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Answer } from "../../../src/core/answer.ts";
+import { BrowserSession } from "../../../src/core/browser/session.ts";
 import { hasWarmChecker, warmTypeErrors } from "../../../src/core/changes/dev.ts";
+import { DEV_PAGE_LIMIT } from "../../../src/core/changes/devScope.ts";
+import { changeScope } from "../../../src/core/validate/changed.ts";
+import type { ValidationReport } from "../../../src/core/validate/findings.ts";
+import { validate } from "../../../src/core/validate/runner.ts";
 import { devTools } from "../../../src/tools/dev.ts";
 import { runTool } from "../../../src/tools/run.ts";
 import { type BlogCopy, copyBlog } from "../../support/blog.ts";
@@ -68,8 +74,26 @@ describe("blog_dev_changes on the blog's dev server", { timeout: 900_000 }, () =
     [...(answer.pages ?? []).map((page) => page.path), ...(answer.clean ?? []), ...(answer.pending ?? [])].sort();
   const page = (answer: ChangesAnswer, path: string) => answer.pages?.find((entry) => entry.path === path);
 
+  /** `vigie validate --changed` against HEAD, in this process, with the dev server running. */
+  const validateChanged = async (): Promise<{ report: ValidationReport; notes: string[] }> => {
+    const { plan, scope } = await changeScope(copy);
+    const session = new BrowserSession();
+    try {
+      return { report: await validate(copy, { session, changes: scope }), notes: plan.notes };
+    } finally {
+      await session.close();
+    }
+  };
+  const stepOf = (report: ValidationReport, name: string) => report.steps.find((step) => step.name === name);
+
   before(async () => {
     copy = copyBlog("dev-changes");
+    // Under git, for validate --changed (the changes against HEAD).
+    writeFileSync(join(copy.root, ".gitignore"), "dist/\nnode_modules/\n.astro/\n.opencode/\n");
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: copy.root, stdio: "ignore" });
+    git("init", "-q");
+    git("add", ".");
+    git("-c", "user.name=vigie", "-c", "user.email=vigie@localhost", "commit", "-q", "-m", "the blog");
     const started = await call(copy, "start", { port: await freePort(), timeoutMs: 120_000 });
     assert.equal(started.status, "started", JSON.stringify(started));
   });
@@ -226,5 +250,64 @@ describe("blog_dev_changes on the blog's dev server", { timeout: 900_000 }, () =
       (fixed.pages ?? []).every((entry) => /missing-on-purpose/.test(JSON.stringify(entry.resolved))),
       JSON.stringify(fixed),
     );
+  });
+
+  test("validate --changed on the dev server: the pages the graph says a change reaches, their faults and links at file:line, no build", async () => {
+    try {
+      edit(ARTICLE, (text) => `${text}\n\nSee [the missing page](/en/articles/no-such-article/).\n`);
+      edit(COMPONENT, (text) =>
+        text.replace("</ul>\n", '</ul>\n  <script>\n    throw new Error("tag cloud failed on purpose");\n  </script>\n'),
+      );
+      const { report, notes } = await validateChanged();
+      assert.match(notes.join("\n"), /pages: the 3 pages the change reaches \(the dev server's module graph\), on the dev server/);
+      assert.equal(report.verdict, "FAIL", JSON.stringify(report.steps));
+      assert.equal(stepOf(report, "build")?.status, "skipped");
+      assert.match(stepOf(report, "build")?.summary ?? "", /not run: --changed checks/);
+      assert.equal(stepOf(report, "perf")?.status, "skipped");
+      assert.deepEqual(report.pages.map((page) => page.path).sort(), [ARTICLE_PAGE, "/en/tags/", "/tags/"]);
+      const where = report.findings.map((finding) => `${finding.rule} ${finding.page} ${finding.file}`).sort();
+      assert.equal(where.length, 3, JSON.stringify(report.findings));
+      assert.match(where[0] ?? "", new RegExp(`^broken-link ${ARTICLE_PAGE} ${ARTICLE}:\\d+$`));
+      assert.match(where[1] ?? "", /^page-error \/en\/tags\/ src\/views\/TagsView\.astro:\d+$/);
+      assert.match(where[2] ?? "", /^page-error \/tags\/ src\/views\/TagsView\.astro:\d+$/);
+      console.log(`validate --changed on the dev server: ${report.durationS} s`);
+    } finally {
+      undo(ARTICLE);
+      undo(COMPONENT);
+    }
+    const { report } = await validateChanged();
+    assert.equal(report.verdict, "PASS", JSON.stringify(report.findings));
+  });
+
+  test("validate --changed on the dev server: a layout reaches every page, a few are loaded, the rest named", async () => {
+    try {
+      edit(LAYOUT, (text) => text.replace('<main id="content"', '<main data-edit="1" id="content"'));
+      const { report } = await validateChanged();
+      assert.equal(report.verdict, "PASS", JSON.stringify(report.findings));
+      assert.equal(report.pages.length, DEV_PAGE_LIMIT);
+      // Spread over the routes: the home, an article, a tag page are among them.
+      for (const kind of [/^\/$|^\/en\/$/, /\/articles\/[^/]+\/$/, /\/tags\/[^/]+\/$/])
+        assert.ok(
+          report.pages.some((page) => kind.test(page.path)),
+          JSON.stringify(report.pages),
+        );
+      assert.match(stepOf(report, "crawl")?.summary ?? "", /8 of the \d+ pages the change reaches .*; \d+ more not loaded/);
+    } finally {
+      undo(LAYOUT);
+    }
+  });
+
+  test("validate --changed goes back to the build when the graph cannot vouch for a change, and says why", async () => {
+    const served = join(copy.root, "public", "robots-extra.txt");
+    writeFileSync(served, "User-agent: *\n");
+    try {
+      const { plan, scope } = await changeScope(copy);
+      assert.equal(scope.dev, undefined);
+      assert.match(plan.notes.join("\n"), /pages: the build's \(public\/robots-extra\.txt is served as it is/);
+    } finally {
+      execFileSync("rm", ["-f", served]);
+    }
+    const { scope } = await changeScope(copy, "HEAD", { build: true });
+    assert.equal(scope.dev, undefined);
   });
 });

@@ -42,7 +42,7 @@ export const linksStep: Step = {
     // --changed on vigie's dev server: the links of the pages the change reaches, as it renders them.
     const dev = ctx.options.changes?.dev;
     if (dev) {
-      const result = await checkDevLinks(ctx.site, dev.url, dev.paths, { signal: ctx.options.signal });
+      const result = await checkDevLinks(ctx.site, dev.url, dev.paths, { signal: ctx.options.signal, known: dev.known });
       const findings = result.broken.map((broken) => linkFinding(ctx, broken));
       const failing = findings.filter((finding) => finding.severity === "fail").length;
       return {
