@@ -4,7 +4,12 @@
 // made to throw on mount reaches that page alone, whose new fault names the island's file:line,
 // and the answer says how the edit applied; undone, the fault is resolved; a Preact island used
 // by two pages reaches exactly those two. Each answer fits in 2 KB; answers and times are printed.
+// Then `npx vigie validate --changed` with that dev server running: no build, the two pages the
+// badge reaches loaded on it, the fault at its file:line; PASS once undone.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { resolveProject } from "../packages/vigie/src/core/project.ts";
 import { killEverythingIn } from "../packages/vigie/test/core/devServer/helpers.ts";
@@ -228,5 +233,48 @@ describe("vigie dev changes from npm, on a site with React and Preact islands", 
       assert.match(JSON.stringify(pageOf(fixed, path)?.resolved), /badge island failed on purpose/, fixedShown);
       assert.equal(pageOf(fixed, path)?.new, undefined, fixedShown);
     }
+  });
+
+  test("validate --changed with the dev server running: no build, the badge's two pages, the fault at its file:line", async () => {
+    assert.ok(site);
+    const root = site.root;
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: root, stdio: "ignore" });
+    site.write(".gitignore", "node_modules/\ndist/\n.astro/\n.opencode/\nreport.json\n");
+    git("init", "-q");
+    git("add", ".");
+    git("-c", "user.name=vigie", "-c", "user.email=vigie@localhost", "commit", "-q", "-m", "the site");
+    const validate = async (what: string) => {
+      const result = await site?.vigie(["validate", "--changed", "--json", "report.json"], 300_000);
+      assert.ok(result);
+      const report = JSON.parse(readFileSync(join(root, "report.json"), "utf8")) as {
+        verdict: string;
+        steps: { name: string; status: string; summary: string }[];
+        pages: { path: string }[];
+        findings: { rule?: string; page?: string; file?: string; message: string }[];
+      };
+      figure(
+        `validate --changed, ${what} (${seconds(result.ms)}): ${report.verdict}; ${report.steps.map((step) => `${step.name} ${step.status}`).join(", ")}`,
+      );
+      return { result, report };
+    };
+    site.write(BADGE, BADGE_THROWS);
+    try {
+      const { result, report } = await validate("the badge throws");
+      const shown = JSON.stringify(report);
+      assert.equal(result.code, 1, shown);
+      assert.equal(report.verdict, "FAIL", shown);
+      assert.equal(report.steps.find((step) => step.name === "build")?.status, "skipped", shown);
+      assert.deepEqual(report.pages.map((entry) => entry.path).sort(), ["/about/", "/news/"], shown);
+      for (const path of ["/about/", "/news/"]) {
+        const finding = report.findings.find((entry) => entry.page === path);
+        assert.match(finding?.message ?? "", /badge island failed on purpose/, shown);
+        assert.match(finding?.file ?? "", /^src\/components\/preact\/Badge\.tsx:7$/, shown);
+      }
+    } finally {
+      site.write(BADGE, BADGE_TEXT);
+    }
+    const { result, report } = await validate("the badge undone");
+    assert.equal(report.verdict, "PASS", JSON.stringify(report));
+    assert.equal(result.code, 0);
   });
 });

@@ -29,7 +29,8 @@ bad usage. Nothing to install: vigie is in node_modules.
 
 1. \`npx vigie validate --changed\` checks only what the changes since the last commit can
    have affected (lint of the changed content, build, the pages whose output changed, in
-   the browser). It ends with a verdict:
+   the browser; while \`npx vigie dev start\` runs, no build: the pages the change reaches,
+   on the dev server, in seconds). It ends with a verdict:
    - **FAIL**: something is broken for a reader (build error, 4xx/5xx page, page error,
      broken link, serious accessibility violation). Fix it, then run it again.
    - **WARN**: nothing broken, a budget or a minor rule exceeded. Say so; fix it if it is yours.

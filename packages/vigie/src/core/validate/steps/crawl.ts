@@ -173,7 +173,7 @@ export const crawlStep: Step = {
     const source = choice ? `${choice.why}` : result.source;
     return {
       status: failing ? "fail" : "ok",
-      summary: `${result.pages.length} pages (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}${phone}${reloadedNote(result.pages)}${sayServe(ctx) ? `; ${ctx.site.rendering.serveNote}` : ""}`,
+      summary: `${result.pages.length} page${result.pages.length === 1 ? "" : "s"} (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}${phone}${reloadedNote(result.pages)}${sayServe(ctx) ? `; ${ctx.site.rendering.serveNote}` : ""}`,
       findings: judged.flatMap(({ findings }) => findings),
       pages,
       screenshots: await screenshotFailing(
