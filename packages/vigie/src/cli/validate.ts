@@ -172,7 +172,10 @@ export async function validateCommand(args: string[]): Promise<number> {
     if (flags.changed !== undefined && shard)
       throw new UsageError("--changed and --shard go apart: --changed checks few pages, --shard splits many");
     if (flags.build && flags.changed === undefined) throw new UsageError("--build goes with --changed (a full run always builds)");
-    changed = flags.changed !== undefined ? await changeScope(project, flags.changed, { build: flags.build === true }) : undefined;
+    changed =
+      flags.changed !== undefined
+        ? await changeScope(project, flags.changed, { build: flags.build === true || flags["base-url"] !== undefined })
+        : undefined;
   } catch (error) {
     if (error instanceof VigieError) {
       process.stderr.write(`vigie validate: ${error.message}\n${error.hint ? `${error.hint}\n` : ""}`);

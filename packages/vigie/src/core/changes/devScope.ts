@@ -7,9 +7,9 @@ import { existsSync } from "node:fs";
 import { readDevPort } from "../devServer/status.ts";
 import type { Site } from "../site.ts";
 import { baselinePages, hasWarmChecker, untilServerSaw } from "./dev.ts";
-import { builtPagePaths } from "./pages.ts";
+import { builtPagePaths, readPagesRecord } from "./pages.ts";
 import type { ChangePlan } from "./plan.ts";
-import { askReach, type DevRoute, pagesReached, routeMatcher } from "./reach.ts";
+import { askReach, type DevRoute, type FileReach, pagesReached, routeMatcher } from "./reach.ts";
 
 /** At most this many pages a change reaches are loaded, spread over the routes; the others are named. */
 export const DEV_PAGE_LIMIT = 8;
@@ -17,7 +17,6 @@ export const DEV_PAGE_LIMIT = 8;
 const WARM_TIMEOUT_MS = 90_000;
 const WARM_CONCURRENCY = 4;
 
-const CODE = /\.(ts|tsx|mts|cts|astro|js|mjs|cjs|jsx|vue|svelte|css|scss|sass|less|styl)$/i;
 const CONTENT = /\.(md|mdx|markdown|mdoc|json|ya?ml|toml|csv)$/i;
 
 export interface DevScope {
@@ -27,8 +26,6 @@ export interface DevScope {
   reached: string[];
   /** Those loaded, at most DEV_PAGE_LIMIT, spread over the routes. */
   paths: string[];
-  /** Changed files that reach no page (not used by the site's pages). */
-  unused: string[];
   /** The pages of the site the graph was asked about. */
   known: string[];
   /** Set when every page was rendered once first, to complete the graph. */
@@ -62,18 +59,14 @@ export async function devScope(site: Site, plan: ChangePlan, signal?: AbortSigna
       answer = await askReach(origin, sources, signal);
     }
     const { reached, unused, byEntry } = pagesReached(project, sources, answer.reached, answer.routes, universe);
-    for (const file of unused) {
-      const info = answer.reached[file];
-      if (CONTENT.test(file)) return { build: `${file} is rendered by no page under its slug: the graph cannot say which pages read it` };
-      if (!info?.known)
-        return { build: `${file} is not in the dev server's module graph (no page uses it, or a page the site does not list)` };
-      if (!CODE.test(file)) return { build: `${file} reaches no page the graph knows` };
-    }
+    // A source no listed page is reached through may still change pages (a middleware, a page
+    // rendered on demand the site does not list, a data collection): the build is checked.
+    const unplaced = unused[0];
+    if (unplaced !== undefined) return { build: unplacedWhy(unplaced, answer.reached[unplaced]) };
     return {
       origin,
       reached,
       paths: chooseLoaded(reached, byEntry, answer.routes),
-      unused,
       known: universe,
       ...(warmed ? { warmed } : {}),
     };
@@ -82,12 +75,21 @@ export async function devScope(site: Site, plan: ChangePlan, signal?: AbortSigna
   }
 }
 
+/** Why a changed source sends the run back to the build: what the graph says of it. */
+function unplacedWhy(file: string, info: FileReach | undefined): string {
+  if (CONTENT.test(file)) return `${file} is rendered by no page under its slug: the graph cannot say which pages read it`;
+  if (!info?.known) return `${file} is not in the dev server's module graph: no page it rendered uses it`;
+  if (info.pages.length) return `${file} reaches ${info.pages[0]}, none of whose pages the site lists`;
+  return `${file} reaches no page in the dev server's module graph (a middleware, a script's module?)`;
+}
+
 const withSlash = (path: string) => (path.endsWith("/") ? path : `${path}/`);
 
-/** The site's pages: the last build's, and those the dev baseline loaded. */
+/** The site's pages: the last build's, those the last full run's crawl loaded (on-demand ones too), those the dev baseline loaded. */
 function pagesOf(site: Site): string[] {
   const built = existsSync(site.staticDir) ? builtPagePaths(site.staticDir, site.base, site.trailingSlash) : [];
-  return [...new Set([...built, ...(baselinePages(site.project) ?? [])])].sort();
+  const crawled = Object.keys(readPagesRecord(site.project, site.staticDir)?.pages ?? {});
+  return [...new Set([...built, ...crawled, ...(baselinePages(site.project) ?? [])])].sort();
 }
 
 /**

@@ -18,7 +18,7 @@ export interface ChangedRun {
 }
 
 export interface ChangeScopeOptions {
-  /** Build and check the build even while vigie's dev server runs. */
+  /** Not on vigie's dev server even while it runs: the build (or the server given with --base-url). */
   build?: boolean;
   signal?: AbortSignal;
 }
@@ -60,6 +60,5 @@ function devOf(scope: DevScope): NonNullable<ChangeScope["dev"]> {
     reached: scope.reached.length,
     why: devScopeNote(scope),
     known: scope.known,
-    ...(scope.unused.length ? { unused: scope.unused } : {}),
   };
 }

@@ -57,8 +57,6 @@ export interface ChangeScope {
     reached: number;
     /** The crawl's summary of the choice. */
     why: string;
-    /** Changed files no page uses. */
-    unused?: string[];
     /** The site's pages the graph was asked about (they exist). */
     known: string[];
   };

@@ -307,6 +307,19 @@ describe("blog_dev_changes on the blog's dev server", { timeout: 900_000 }, () =
     } finally {
       execFileSync("rm", ["-f", served]);
     }
+    // A module no page uses (nor one the graph knows): the build says what it does.
+    const unused = join(copy.root, "src", "components", "NotUsedYet.astro");
+    writeFileSync(unused, "<p>not used yet</p>\n");
+    try {
+      const { plan, scope } = await changeScope(copy);
+      assert.equal(scope.dev, undefined);
+      assert.match(
+        plan.notes.join("\n"),
+        /pages: the build's \(src\/components\/NotUsedYet\.astro is not in the dev server's module graph/,
+      );
+    } finally {
+      execFileSync("rm", ["-f", unused]);
+    }
     const { scope } = await changeScope(copy, "HEAD", { build: true });
     assert.equal(scope.dev, undefined);
   });
