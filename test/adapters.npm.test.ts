@@ -249,5 +249,28 @@ for (const [adapter, spec, serve] of SITES) {
         site.write("src/pages/now.astro", original);
       }
     });
+
+    test("dev start in preview mode serves the last build, its on-demand pages included; dev stop ends it", async () => {
+      // The last build is the one with the throwing page: /now/ answers 500 there, /about/ 200.
+      const start = await site.vigie(["dev", "start", "--mode", "preview"], 240_000);
+      let stopped = false;
+      try {
+        const started = JSON.parse(start.stdout) as { status?: string; mode?: string; url?: string; error?: string };
+        console.log(`# ${adapter} preview: ${start.stdout.trim()}`);
+        assert.equal(started.status, "started", `${start.stdout}\n${start.stderr.slice(-2000)}`);
+        assert.equal(started.mode, "preview");
+        const status = async (path: string) => {
+          const got = await site.vigie(["http_get", "--path", path], 120_000);
+          return (JSON.parse(got.stdout) as { status?: number }).status;
+        };
+        assert.equal(await status("/about/"), 200);
+        assert.equal(await status("/now/"), 500);
+        const stop = await site.vigie(["dev", "stop"], 60_000);
+        assert.match(stop.stdout, /"stopped":true/, stop.stdout + stop.stderr);
+        stopped = true;
+      } finally {
+        if (!stopped) await site.vigie(["dev", "stop"], 60_000);
+      }
+    });
   });
 }

@@ -6,7 +6,9 @@ import { closeSync, existsSync, linkSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { clip, VigieError } from "../answer.ts";
 import { readAstroSettings } from "../astro/astroConfig.ts";
+import { readRendering } from "../astro/rendering.ts";
 import { bootId, isLive, readProcStat, requireProc } from "../process/inspect.ts";
+import { projectNode, runnerFile } from "../production/outputServer.ts";
 import { type Project, relativePath } from "../project.ts";
 import { type AstroServer, astroLogPath, findAstroServer, removeAstroLocks, type StartedBy, startedBy } from "./astroLock.ts";
 import { devScriptTakesConfig, writeDevConfig } from "./devConfig.ts";
@@ -115,7 +117,8 @@ export async function startDevServer(project: Project, options: StartOptions = {
   requireProc();
   const timeoutMs = options.timeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
   const mode = options.mode ?? "dev";
-  const command = checkCommand(options.command ?? DEFAULT_COMMANDS[mode]);
+  const output = mode === "preview" && !options.command ? outputPreview(project) : undefined;
+  const command = checkCommand(options.command ?? output?.command ?? DEFAULT_COMMANDS[mode]);
   return withLock(project, "dev-server", { waitMs: timeoutMs + 30_000 }, async () => {
     const state = inspect(project);
     if (state.kind === "running") return alreadyRunning(project, state.record, options, mode, timeoutMs);
@@ -125,7 +128,7 @@ export async function startDevServer(project: Project, options: StartOptions = {
     // A crash record, a stale pid file: start afresh (the old log is replaced below).
     if (state.kind !== "none") clearRecord(project);
 
-    const outDir = readAstroSettings(project).outDir;
+    const outDir = output?.needs ?? readAstroSettings(project).outDir;
     if (mode === "preview" && !options.command && !existsSync(outDir)) {
       const error = `preview needs a build: there is no ${relativePath(project, outDir)}/ folder`;
       return { kind: "failed", error, reason: "needs-build" };
@@ -160,6 +163,24 @@ export async function startDevServer(project: Project, options: StartOptions = {
       return result;
     }
   });
+}
+
+/**
+ * The preview of an adapter whose build has no local server (`astro preview` refuses Vercel's and
+ * Netlify's): vigie's offline server of its build output, run by the project's Node as validate
+ * runs it; with the folder it needs.
+ */
+function outputPreview(project: Project): { command: string[]; needs: string } | undefined {
+  const settings = readAstroSettings(project);
+  const { serve, outputKind } = readRendering(project, settings);
+  if (serve !== "output" || !outputKind) return undefined;
+  // The port is a number in the runner's JSON: the placeholder goes in unquoted.
+  const runner = JSON.stringify({ kind: outputKind, root: project.root, publish: settings.outDir, port: 0 }).replace(
+    '"port":0',
+    `"port":${PORT_PLACEHOLDER}`,
+  );
+  const needs = outputKind === "vercel" ? join(project.root, ".vercel", "output") : settings.outDir;
+  return { command: [projectNode(project), runnerFile(), runner], needs };
 }
 
 const PORT_RACE_ATTEMPTS = 3;
