@@ -166,12 +166,12 @@ export async function validateCommand(args: string[]): Promise<number> {
       return 0;
     }
     flags = parseFlags(withChangedRef(args), VALIDATE_FLAGS).values;
+    if (flags.build && flags.changed === undefined) throw new UsageError("--build goes with --changed (a full run always builds)");
     shard = parseShard(flags.shard);
     project = projectAt(flags.project);
     checkReportFolders(flags);
     if (flags.changed !== undefined && shard)
       throw new UsageError("--changed and --shard go apart: --changed checks few pages, --shard splits many");
-    if (flags.build && flags.changed === undefined) throw new UsageError("--build goes with --changed (a full run always builds)");
     changed =
       flags.changed !== undefined
         ? await changeScope(project, flags.changed, { build: flags.build === true || flags["base-url"] !== undefined })

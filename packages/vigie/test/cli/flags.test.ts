@@ -68,6 +68,7 @@ describe("the commands refuse a bad command line with exit 2 and what is accepte
     [["validate", "--frobnicate"], /vigie validate: unknown option "--frobnicate"\. Accepted: --json FILE.*--shard I\/N/],
     [["validate", "--json"], /vigie validate: --json needs a value: --json FILE/],
     [["validate", "--shard", "3/2"], /--shard 3\/2: expected I\/N with 1 <= I <= N/],
+    [["validate", "--build"], /vigie validate: --build goes with --changed \(a full run always builds\)/],
     [["validate", "--project", "/nowhere/at/all"], /vigie validate: --project \/nowhere\/at\/all: no such directory/],
     [["doctor", "--project=/nowhere/at/all"], /--project \/nowhere\/at\/all: no such directory/],
     [["merge", "--strict=1"], /vigie merge: --strict takes no value/],
