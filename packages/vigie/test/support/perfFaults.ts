@@ -1,6 +1,6 @@
 // Pages of a blog copy that are slow or shift in one known way each, under /perf/: a large hero
 // image lazy-loaded above the fold (Astro's <Image> default), an image without dimensions above
-// the text, a button whose click handler is busy for 300 ms.
+// the text, a button whose click handler is busy for 300 ms, an image four times wider than its box.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PNG } from "pngjs";
@@ -16,6 +16,7 @@ export const PERF_FAULT_PAGES = {
     'import { Image } from "astro:assets";\nimport hero from "../../assets/figures/dev-loop.png";',
     `<Image src={hero} alt="The working loop" width={1200} loading="lazy" />\n${TEXT}`,
   ),
+  oversized: page("oversized image", "", `<img src="/perf/wide.png" alt="a wide picture" width="600" height="350" />\n<p>Short.</p>`),
   unsized: page("unsized image", "", `<p>Intro.</p>\n<img src="/perf/noise.png" alt="noise" loading="lazy" />\n${TEXT}`),
   "busy-click": page(
     "busy click",
@@ -31,11 +32,19 @@ function noisePng(width: number, height: number): Buffer {
   return PNG.sync.write(png);
 }
 
-/** Writes the pages under src/pages/perf/ and their image under public/perf/. */
+/** A PNG of one colour (it compresses to almost nothing): wide, but light. */
+function flatPng(width: number, height: number): Buffer {
+  const png = new PNG({ width, height });
+  for (let i = 0; i < png.data.length; i += 4) png.data.set([40, 90, 160, 255], i);
+  return PNG.sync.write(png);
+}
+
+/** Writes the pages under src/pages/perf/ and their images under public/perf/. */
 export function addPerfFaultPages(root: string): void {
   const dir = join(root, "src", "pages", "perf");
   mkdirSync(dir, { recursive: true });
   for (const [name, content] of Object.entries(PERF_FAULT_PAGES)) writeFileSync(join(dir, `${name}.astro`), content);
   mkdirSync(join(root, "public", "perf"), { recursive: true });
   writeFileSync(join(root, "public", "perf", "noise.png"), noisePng(1200, 700));
+  writeFileSync(join(root, "public", "perf", "wide.png"), flatPng(2400, 1400));
 }

@@ -65,12 +65,15 @@ async function sample(page: Page, url: string, timeoutMs: number): Promise<{ sam
     const pause = () => new Promise((resolve) => setTimeout(resolve, 25));
     // loadEventEnd is written after the load handlers, LCP entries arrive a little later.
     for (let waited = 0; waited < 1000 && (waited < 50 || !state?.lcp); waited += 25) await pause();
-    // An image in the first screen still loading (a lazy one starts after layout) may be the LCP.
-    const loading = () => [...document.images].some((img) => !img.complete && img.getBoundingClientRect().top < innerHeight);
-    if (loading()) {
-      for (let waited = 0; waited < 3000 && loading(); waited += 25) await pause();
-      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100)));
-    }
+    // An image in the first screen still loading may be the LCP. A lazy one starts after layout,
+    // and until it starts Chromium calls it complete: a visible lazy image with no pixels yet counts.
+    const waiting = (img: HTMLImageElement) =>
+      !img.complete || (img.loading === "lazy" && img.naturalWidth === 0 && (img.checkVisibility?.() ?? true));
+    const firstScreen = () => [...document.images].filter((img) => img.getBoundingClientRect().top < innerHeight);
+    const loading = () => firstScreen().some(waiting);
+    for (let waited = 0; waited < 3000 && loading(); waited += 25) await pause();
+    // An image that has just arrived is painted, and named the LCP, at a next frame.
+    if (firstScreen().length) await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100)));
     // Islands hydrate after the load and may then insert content: the page is read once it has
     // not shifted for 700 ms (3 s at most).
     if (document.querySelector("astro-island")) {

@@ -1,6 +1,6 @@
 // Perf that says why, on a built copy of the blog with pages that are slow or shift in one known
 // way each: a large hero image lazy-loaded above the fold, an image without dimensions above the
-// text, a button whose click handler is busy for 300 ms. Each cause names the element and the
+// text, a button whose click handler is busy for 300 ms, an image four times wider than its box. Each cause names the element and the
 // source file; the blog's own article (its first figure with `priority`) and home give none.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -61,6 +61,15 @@ describe("perf causes on a built copy of the blog", { timeout: 600_000 }, () => 
     assert.ok(cause, JSON.stringify({ causes: result.causes, shifts: result.vitals?.shifts }));
     assert.match(cause.message, /noise\.png/);
     assert.match(sourceOf(cause), /^src\/pages\/perf\/unsized\.astro:\d+$/);
+  });
+
+  test("an image four times wider than its box: oversized, the image and its line", async () => {
+    const result = await measure("/perf/oversized/");
+    const cause = result.causes.find((c) => c.rule === "perf-lcp-oversized");
+    assert.ok(cause, JSON.stringify({ causes: result.causes, lcp: result.vitals?.lcp }));
+    assert.match(cause.message, /wide\.png\) is 2400 px wide for a \d+ px box/);
+    assert.match(sourceOf(cause), /^src\/pages\/perf\/oversized\.astro:\d+$/);
+    assert.equal(result.causes.filter((c) => c.rule === "perf-lcp-lazy").length, 0);
   });
 
   test("a click handler busy for 300 ms: INP, the long task and the script's source", async () => {
