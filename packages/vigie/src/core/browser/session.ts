@@ -1,6 +1,12 @@
 // One warm Chromium per process: launched on first use, shared by every check (each in
 // a fresh context, or for js_errors in a warm page wiped of what the check before left),
 // relaunched when it crashed, closed after an idle period and at exit.
+//
+// The session alone owns the browser's life, and a close is ordered with new work: close()
+// takes the browser, its spare page and its warm pages away at once, so no check that starts
+// afterwards can be handed them; that check waits for the close to end and launches a new
+// browser. The idle close never starts while a check runs. A check whose browser went away
+// while its context was being made (a crash) is given a new browser.
 
 import type { Browser, BrowserContext, BrowserContextOptions, CDPSession, Page, Response } from "playwright-core";
 import { onExit } from "../process/exitHooks.ts";
@@ -19,6 +25,8 @@ import { launchChromium } from "./launch.ts";
  */
 interface WarmPage {
   key: string;
+  /** The browser the page lives in: kept only while it is the session's current one. */
+  owner: Launched;
   context: BrowserContext;
   page: Page;
   cdp: CDPSession;
@@ -83,21 +91,44 @@ function findChromiumChild(): number | undefined {
   return newest?.pid;
 }
 
+/** A Chromium this session launched, with what ends it at exit. */
+interface Launched {
+  browser: Browser;
+  pid: number | undefined;
+  /** Removes the exit hook that kills it; called once it is gone. */
+  unhook: () => void;
+}
+
+/** How many times a check asks for a new browser when the one it was given went away under it. */
+const PAIR_ATTEMPTS = 3;
+
+/** An error Playwright gives when the browser, context or page went away under a call. */
+function closedUnder(error: unknown): boolean {
+  return /has been closed|Browser closed|Target closed|browser has disconnected/i.test(String((error as Error)?.message ?? error));
+}
+
 export interface SessionOptions {
   /** Close the browser after this long without a check. Default 60 s. */
   idleMs?: number;
 }
 
 export class BrowserSession {
-  #browser: Browser | undefined;
-  #launching: Promise<Browser> | undefined;
+  /** The browser new work is given; undefined while none runs, or while one is being closed. */
+  #current: Launched | undefined;
+  #launching: Promise<Launched> | undefined;
+  /** A close under way: new work waits for it, then launches a new browser. */
+  #closingNow: Promise<void> | undefined;
+  /** Bumped by each close: a launch that a close overtook does not become the current browser. */
+  #epoch = 0;
+  /** Every browser launched and not yet gone (killed at exit, whatever state it is in). */
+  readonly #alive = new Set<Launched>();
   #idleTimer: NodeJS.Timeout | undefined;
   #active = 0;
   #launches = 0;
   /** Warm pages between two checks (being wiped, or clean). */
   #warmPages: WarmPage[] = [];
   /** A fresh context and page made ahead, in idle time, for the next check. */
-  #spare: { key: string; ready: Promise<{ context: BrowserContext; page: Page } | undefined> } | undefined;
+  #spare: { key: string; owner: Launched; ready: Promise<{ context: BrowserContext; page: Page } | undefined> } | undefined;
   readonly idleMs: number;
 
   constructor(options: SessionOptions = {}) {
@@ -110,41 +141,59 @@ export class BrowserSession {
   }
 
   get running(): boolean {
-    return this.#browser?.isConnected() ?? false;
+    return this.#current?.browser.isConnected() ?? false;
   }
 
   /** The pid of the Chromium this session launched, while it runs. */
   get pid(): number | undefined {
-    return this.#browser?.isConnected() ? this.#browserPid : undefined;
+    return this.running ? this.#current?.pid : undefined;
   }
-  #browserPid: number | undefined;
-  /** Removes the exit hook that kills this session's Chromium; set while one runs. */
-  #unhook: (() => void) | undefined;
 
+  /**
+   * The browser to work in: the running one, else a new one, launched once the close under
+   * way (if any) has ended. Never one that a close has taken.
+   */
   async browser(): Promise<Browser> {
-    if (this.#browser?.isConnected()) return this.#browser;
-    this.#launching ??= (async () => {
-      try {
-        const browser = await launchChromium();
-        this.#launches += 1;
-        this.#browserPid = findChromiumChild();
-        // No Chromium may outlive this process: killed at exit (or on a signal nobody handles).
-        this.#unhook?.();
-        this.#unhook = onExit(() => this.killNow());
-        browser.on("disconnected", () => {
-          if (this.#browser !== browser) return;
-          this.#browser = undefined;
-          this.#warmPages = [];
-          this.#unhook?.();
-          this.#unhook = undefined;
-        });
-        this.#browser = browser;
-        return browser;
-      } finally {
-        this.#launching = undefined;
+    for (let died = 0; ; ) {
+      if (this.#closingNow) {
+        await this.#closingNow;
+        continue;
       }
-    })();
-    return this.#launching;
+      const current = this.#current;
+      if (current?.browser.isConnected()) return current.browser;
+      const epoch = this.#epoch;
+      const launched = await (this.#launching ??= this.#launch());
+      if (this.#current === launched && launched.browser.isConnected()) return launched.browser;
+      // A close took it meanwhile (the loop waits for that close and launches again), or it died at once.
+      if (epoch === this.#epoch && ++died >= PAIR_ATTEMPTS) throw new Error("Chromium closed each time as soon as it was launched");
+    }
+  }
+
+  async #launch(): Promise<Launched> {
+    const epoch = this.#epoch;
+    try {
+      const browser = await launchChromium();
+      this.#launches += 1;
+      const launched: Launched = { browser, pid: findChromiumChild(), unhook: () => undefined };
+      // No Chromium may outlive this process: killed at exit (or on a signal nobody handles).
+      launched.unhook = onExit(() => {
+        if (launched.pid) signalProcess(launched.pid, "SIGKILL");
+      });
+      this.#alive.add(launched);
+      browser.on("disconnected", () => {
+        this.#alive.delete(launched);
+        launched.unhook();
+        if (this.#current !== launched) return;
+        this.#current = undefined;
+        this.#warmPages = [];
+        this.#spare = undefined;
+      });
+      // A close that came while it launched closes it; it never becomes the current browser.
+      if (epoch === this.#epoch && browser.isConnected()) this.#current = launched;
+      return launched;
+    } finally {
+      if (epoch === this.#epoch) this.#launching = undefined;
+    }
   }
 
   /**
@@ -176,7 +225,6 @@ export class BrowserSession {
     const key = JSON.stringify(options);
     try {
       const fresh = (await this.#takeSpare(key)) ?? (await this.#makePair(options));
-      if (!fresh) throw new Error("the browser closed while a check started");
       try {
         return await check(fresh.page, fresh.context);
       } finally {
@@ -238,8 +286,7 @@ export class BrowserSession {
 
   async #makeWarm(key: string, options: BrowserContextOptions): Promise<WarmPage> {
     const pair = (await this.#takeSpare(key)) ?? (await this.#makePair(options));
-    if (!pair) throw new Error("the browser closed while a check started");
-    const { context, page } = pair;
+    const { context, page, owner } = pair;
     try {
       const cdp = await context.newCDPSession(page);
       // The wipe's empty document, made by the browser: only its path is intercepted.
@@ -257,7 +304,7 @@ export class BrowserSession {
           .catch(() => undefined);
       });
       await cdp.send("Fetch.enable", { patterns: [{ urlPattern: `*/${BLANK}`, requestStage: "Request" }] });
-      const warm: WarmPage = { key, context, page, cdp, origins: new Set(), staleable: false, ready: Promise.resolve(true) };
+      const warm: WarmPage = { key, owner, context, page, cdp, origins: new Set(), staleable: false, ready: Promise.resolve(true) };
       const watch = (watched: Page) =>
         watched.on("framenavigated", (frame) => {
           const origin = originOf(frame.url());
@@ -283,6 +330,10 @@ export class BrowserSession {
 
   /** Wipes the page in the background and keeps it for the next check (closed when enough are kept). */
   #giveBack(warm: WarmPage): void {
+    if (warm.owner !== this.#current) {
+      this.#closeInBackground(warm.context);
+      return;
+    }
     warm.ready = withTimeout(this.#wipe(warm), 10_000, async () => undefined).catch(() => false);
     this.#warmPages.push(warm);
     while (this.#warmPages.length > MAX_WARM_PAGES) {
@@ -293,7 +344,7 @@ export class BrowserSession {
 
   async #wipe(warm: WarmPage): Promise<boolean> {
     const { page, context, cdp } = warm;
-    if (page.isClosed() || !this.running) return false;
+    if (page.isClosed() || warm.owner !== this.#current || !this.running) return false;
     for (const other of context.pages()) if (other !== page) await other.close().catch(() => undefined);
     const origins = [...warm.origins];
     warm.origins.clear();
@@ -332,7 +383,7 @@ export class BrowserSession {
     for (let index = this.#warmPages.findIndex((warm) => warm.key === key); index >= 0; ) {
       const [warm] = this.#warmPages.splice(index, 1);
       if (!warm) break;
-      if ((await warm.ready) && this.running && !warm.page.isClosed()) return warm;
+      if ((await warm.ready) && warm.owner === this.#current && this.running && !warm.page.isClosed()) return warm;
       this.#closeInBackground(warm.context);
       index = this.#warmPages.findIndex((other) => other.key === key);
     }
@@ -349,8 +400,25 @@ export class BrowserSession {
     void closing.then(() => this.#closing.delete(closing));
   }
 
-  async #makePair(options: BrowserContextOptions): Promise<{ context: BrowserContext; page: Page }> {
-    const browser = await this.browser();
+  /**
+   * A fresh context and page in the session's browser. When that browser went away while they
+   * were being made (it crashed, or a close took it), the check is given a new browser.
+   */
+  async #makePair(options: BrowserContextOptions): Promise<Pair> {
+    for (let attempt = 1; ; attempt += 1) {
+      const browser = await this.browser();
+      const owner = this.#current;
+      try {
+        if (!owner || owner.browser !== browser) throw new Error("Target page, context or browser has been closed");
+        return { ...(await this.#pairOn(browser, options)), owner };
+      } catch (error) {
+        const lost = !browser.isConnected() || this.#current?.browser !== browser || closedUnder(error);
+        if (!lost || attempt >= PAIR_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async #pairOn(browser: Browser, options: BrowserContextOptions): Promise<{ context: BrowserContext; page: Page }> {
     const context = await withTimeout(browser.newContext({ ignoreHTTPSErrors: true, ...options }), 30_000, async () => undefined);
     try {
       // What can react to scrolling is counted from the first script on: readPage scrolls only then.
@@ -364,27 +432,23 @@ export class BrowserSession {
     }
   }
 
-  async #takeSpare(key: string): Promise<{ context: BrowserContext; page: Page } | undefined> {
+  async #takeSpare(key: string): Promise<Pair | undefined> {
     const spare = this.#spare;
     this.#spare = undefined;
     if (!spare) return undefined;
     const pair = await spare.ready;
     if (!pair) return undefined;
-    if (spare.key === key && this.running && !pair.page.isClosed()) return pair;
+    const usable = spare.key === key && spare.owner === this.#current && this.running && !pair.page.isClosed();
+    if (usable) return { ...pair, owner: spare.owner };
     await pair.context.close().catch(() => undefined);
     return undefined;
   }
 
+  /** Makes the next check's context and page ahead, in the browser that runs now (never launches one). */
   #prepareSpare(key: string, options: BrowserContextOptions): void {
-    if (this.#spare) return;
-    this.#spare = { key, ready: this.#makePair(options).catch(() => undefined) };
-  }
-
-  async #dropSpare(): Promise<void> {
-    const spare = this.#spare;
-    this.#spare = undefined;
-    const pair = await spare?.ready;
-    await pair?.context.close().catch(() => undefined);
+    const owner = this.#current;
+    if (this.#spare || !owner?.browser.isConnected()) return;
+    this.#spare = { key, owner, ready: this.#pairOn(owner.browser, options).catch(() => undefined) };
   }
 
   #cancelIdle(): void {
@@ -394,30 +458,49 @@ export class BrowserSession {
 
   #armIdle(): void {
     this.#cancelIdle();
-    this.#idleTimer = setTimeout(() => void this.close(), this.idleMs);
+    this.#idleTimer = setTimeout(() => {
+      // Work that began since the timer was armed keeps the browser.
+      if (this.#active === 0) void this.close();
+    }, this.idleMs);
     // An idle browser never keeps the process alive on its own.
     this.#idleTimer.unref();
   }
 
-  /** Closes the browser (the next check launches a new one). */
-  async close(): Promise<void> {
+  /**
+   * Closes the browser; the next check launches a new one once this close has ended. What the
+   * browser was (its spare and warm pages, a launch under way) is taken at once, so no check
+   * that starts from now on is handed any of it.
+   */
+  close(): Promise<void> {
     this.#cancelIdle();
-    await this.#dropSpare();
+    if (this.#closingNow) return this.#closingNow;
+    const current = this.#current;
+    const launching = this.#launching;
+    const spare = this.#spare;
+    this.#current = undefined;
+    this.#launching = undefined;
+    this.#spare = undefined;
+    this.#epoch += 1;
     for (const warm of this.#warmPages.splice(0)) this.#closeInBackground(warm.context);
-    await Promise.all(this.#closing);
-    const browser = this.#browser ?? (await this.#launching?.catch(() => undefined));
-    this.#browser = undefined;
-    if (browser) await browser.close().catch(() => undefined);
-    this.#unhook?.();
-    this.#unhook = undefined;
+    const contexts = [...this.#closing, spare?.ready.then((pair) => pair?.context.close()).catch(() => undefined)];
+    this.#closingNow = (async () => {
+      await Promise.all(contexts);
+      const launched = [current, await launching?.catch(() => undefined)];
+      await Promise.all(launched.map((each) => each?.browser.close().catch(() => undefined)));
+    })().finally(() => {
+      this.#closingNow = undefined;
+    });
+    return this.#closingNow;
   }
 
   /** Last resort at process exit: no Chromium may outlive us. Synchronous. */
   killNow(): void {
-    const pid = this.#browserPid;
-    if (pid && this.#browser) signalProcess(pid, "SIGKILL");
+    for (const launched of this.#alive) if (launched.pid) signalProcess(launched.pid, "SIGKILL");
   }
 }
+
+/** A check's context and page, with the browser they were made in. */
+type Pair = { context: BrowserContext; page: Page; owner: Launched };
 
 let shared: BrowserSession | undefined;
 /** The process's shared session, used by the tools. */
