@@ -162,7 +162,8 @@ export class BrowserSession {
       const current = this.#current;
       if (current?.browser.isConnected()) return current.browser;
       const epoch = this.#epoch;
-      const launched = await (this.#launching ??= this.#launch());
+      this.#launching ??= this.#launch();
+      const launched = await this.#launching;
       if (this.#current === launched && launched.browser.isConnected()) return launched.browser;
       // A close took it meanwhile (the loop waits for that close and launches again), or it died at once.
       if (epoch === this.#epoch && ++died >= PAIR_ATTEMPTS) throw new Error("Chromium closed each time as soon as it was launched");
