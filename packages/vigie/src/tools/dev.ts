@@ -87,8 +87,8 @@ const stop = defineTool({
     reason: z.string().describe("why nothing was stopped"),
     logTail: lines(z),
   }),
-  // A server that exited: its log's tail in about 1 KB.
-  budget: 1024,
+  // A server that exited: its log's tail (twelve lines of a usual length) in about 1 KB.
+  budget: 1280,
   lists: { logTail: LOG_TAIL },
   limits: { logTail: LOG_LINE },
   run: async (args, context) => {
@@ -121,8 +121,8 @@ const status = defineTool({
     stopped: z.string().describe("how a server stopped from outside ended"),
     crashed: z.looseObject({ exitCode: z.number().int().nullable().optional(), logTail: lines(z).optional() }),
   }),
-  // A crashed server: its log's tail in about 1 KB.
-  budget: 1200,
+  // A crashed server: its log's tail (twelve lines of a usual length) in about 1 KB.
+  budget: 1280,
   lists: { "crashed.logTail": LOG_TAIL },
   limits: { "crashed.logTail": LOG_LINE },
   run: async (_args, context) => {
