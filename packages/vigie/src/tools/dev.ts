@@ -184,7 +184,7 @@ const http_get = defineTool({
     serverError: z.string(),
     ms: z.number(),
   }),
-  limits: { errorMessage: 400, serverError: 400 },
+  limits: { title: 200, redirectedTo: 300, errorMessage: 400, serverError: 400 },
   run: async (args, context) => {
     const result = await (await import("../core/devServer/http.ts")).httpGet(context.project, { ...args, signal: context.signal });
     return { answer: (await answers()).httpGetAnswer(result) };
