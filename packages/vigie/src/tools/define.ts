@@ -42,9 +42,9 @@ export type ToolGroup = "dev" | "build" | "browser";
  */
 export type AnswerFiles = Record<string, string | undefined>;
 
-/** What a tool's run gives the renderer (render.ts): its answer with whole lists, and the files it points at. */
+/** What a tool's run gives the renderer (render.ts): its answer with whole lists and strings, and the files it points at. */
 export interface ToolOutput {
-  /** The answer, its declared lists whole: the renderer cuts them to the definition's sizes and budget. */
+  /** The answer, its lists and strings whole: the renderer cuts them to the definition's sizes, limits and budget. */
   answer: Answer;
   /** The files the answer points at. A `report` holds the whole result: the renderer then writes none. */
   files?: AnswerFiles;
