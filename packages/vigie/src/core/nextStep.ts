@@ -23,7 +23,13 @@ export type NextStep =
   | "no-build-output"
   | "no-html-pages"
   /** The page answered an error status: no screenshot or comparison of it. */
-  | "error-page";
+  | "error-page"
+  /** What an edit changed is asked of the dev server, and none runs. */
+  | "changes-no-server"
+  /** The dev server did not answer a question about a change. */
+  | "dev-no-answer"
+  /** The dev server runs without vigie's dev config: it cannot say what a change reaches. */
+  | "dev-not-vigie";
 
 export class StepError extends VigieError {
   readonly next: NextStep;

@@ -3,7 +3,7 @@
 // outputSchema, and the tests check every answer against them. Every field is optional (an
 // error answer has error and hint instead of the tool's fields) and an answer may hold a
 // field not listed (the schemas stay open): what they pin is the type of each field an agent reads.
-import type { Shape, ToolDefinition, Zod } from "./define.ts";
+import type { ListSpec, Shape, ToolDefinition, Zod } from "./define.ts";
 
 /** The fields any answer may have: an error with its hint, what was cut, the files, the arguments ignored. */
 export function commonAnswerShape(z: Zod): Shape {
@@ -21,6 +21,10 @@ export function commonAnswerShape(z: Zod): Shape {
     note: z.string(),
   };
 }
+
+/** The lists and the string limits of the fields any answer may have, beside each definition's own (render.ts). */
+export const COMMON_LISTS: Record<string, ListSpec> = { ignoredArguments: 10 };
+export const COMMON_LIMITS: Record<string, number> = { ignoredArguments: 60 };
 
 const optional = (shape: Shape): Shape => Object.fromEntries(Object.entries(shape).map(([key, type]) => [key, type.optional()]));
 

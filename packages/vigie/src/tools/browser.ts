@@ -1,5 +1,5 @@
 import { type ActionsOutcome, parseActions } from "../core/actions.ts";
-import { type Answer, clip, VigieError, writeReport } from "../core/answer.ts";
+import { type Answer, VigieError, writeReport } from "../core/answer.ts";
 import { auditA11y } from "../core/browser/a11y.ts";
 import { type PageFault, pageFaults } from "../core/browser/faults.ts";
 import { failingPageItem, faultItem, faultSummary, whereOf } from "../core/browser/faultView.ts";
@@ -66,7 +66,7 @@ async function changedSelection(site: Site, signal: AbortSignal | undefined): Pr
   if (!build.success) {
     const [first] = build.errors;
     throw new VigieError(
-      `the build failed${first ? `: ${clip(first.message, 200)}` : ""}, so no page can be compared with the last check`,
+      `the build failed, so no page can be compared with the last check${first ? `: ${first.message}` : ""}`,
       "Call blog_build_run for the errors and fix them, then crawl again.",
       { files: { report: build.report } },
     );
@@ -87,7 +87,7 @@ function islandsLine(findings: PageFindings): Answer | undefined {
   return {
     count: islands.length,
     hydrated: islands.filter((island) => island.hydrated).length,
-    ...(notChecked.length ? { notChecked: notChecked.map((island) => clip(`${island.component}: ${island.note}`, 160)) } : {}),
+    ...(notChecked.length ? { notChecked: notChecked.map((island) => `${island.component}: ${island.note}`) } : {}),
   };
 }
 
@@ -124,17 +124,17 @@ export function findingsOutput(findings: PageFindings, path: string): ToolOutput
       ? {
           mermaid: findings.mermaid.map((m) => ({
             diagram: m.diagram,
-            message: clip(m.message, 200),
+            message: m.message,
             ...whereOf(shared ? undefined : m.located),
           })),
         }
       : {}),
     ...(islands ? { islands } : {}),
-    ...(shared ? { sourceUnknown: clip(shared, 100) } : {}),
+    ...(shared ? { sourceUnknown: shared } : {}),
     ...(findings.devError ? { devError: findings.devError } : {}),
     ...(findings.redirectedTo ? { redirectedTo: findings.redirectedTo } : {}),
     ...actionsLine(findings.actions),
-    ...(findings.warnings.length ? { warnings: findings.warnings.map((warning) => clip(warning, 150)) } : {}),
+    ...(findings.warnings.length ? { warnings: findings.warnings } : {}),
     ...(findings.incomplete ? { incomplete: findings.incomplete } : {}),
     ...(findings.reloaded ? { reloaded: findings.reloaded } : {}),
   };
@@ -191,6 +191,7 @@ export const browserTools: ToolDefinition[] = [
       "islands.notChecked": 3,
       warnings: 5,
     },
+    limits: { "mermaid.message": 200, sourceUnknown: 100, "islands.notChecked": 160, warnings: 150 },
     run: async (args, { project }) => {
       const path = args.path ?? "/";
       const actions = args.actions?.length ? parseActions(args.actions) : undefined;
@@ -233,6 +234,7 @@ export const browserTools: ToolDefinition[] = [
       verdict: z.enum(["pass", "over_budget"]),
     }),
     lists: { causes: 4 },
+    limits: { "causes.element": 100, "causes.sourceUnknown": 120, "causes.message": 200, "causes.fix": 120 },
     run: async (args, { project }) => {
       const url = resolvePageUrl(project, args);
       const options = pageCheckOptions(project, args.actions);
@@ -313,6 +315,7 @@ export const browserTools: ToolDefinition[] = [
       sourceUnknown: z.string(),
     }),
     lists: { violations: 8 },
+    limits: { "violations.help": 100, "violations.target": 120 },
     run: async (args, { project }) => {
       const result = await auditA11y(sharedSession(), resolvePageUrl(project, args), {
         tags: args.tags,
@@ -328,9 +331,9 @@ export const browserTools: ToolDefinition[] = [
         violations: result.violations.map(({ id, impact, help, count, target: selector, component }) => ({
           id,
           impact,
-          help: clip(help, 100),
+          help,
           count,
-          target: clip(selector, 120),
+          target: selector,
           ...(component ? { source: relativePath(project, component) } : {}),
         })),
         counts,
@@ -372,6 +375,8 @@ export const browserTools: ToolDefinition[] = [
       ms: z.number(),
     }),
     lists: { failing: 8 },
+    // The build's first error, when a build for `changed` fails, is the end of the error.
+    limits: { "changed.why": 300, error: 400 },
     run: async (args, { project, progress, signal }) => {
       const baseUrl = resolveBaseUrl(project, args);
       const config = loadConfig(project);
@@ -379,7 +384,7 @@ export const browserTools: ToolDefinition[] = [
       const site = changed?.site ?? readSite(project);
       const selection = changed?.selection;
       if (selection?.paths.length === 0) {
-        return { answer: { pages: 0, ok: 0, failing: [], changed: { chosen: 0, of: selection.total, why: clip(selection.reason, 300) } } };
+        return { answer: { pages: 0, ok: 0, failing: [], changed: { chosen: 0, of: selection.total, why: selection.reason } } };
       }
       const crawl = await crawlSitePages(site, {
         session: sharedSession(),
@@ -413,7 +418,7 @@ export const browserTools: ToolDefinition[] = [
         ok: result.pages.length - failing.length,
         failing: listedPages,
         ...(result.skipped ? { skipped: result.skipped } : {}),
-        ...(selection ? { changed: { chosen: selection.paths.length, of: selection.total, why: clip(selection.reason, 300) } } : {}),
+        ...(selection ? { changed: { chosen: selection.paths.length, of: selection.total, why: selection.reason } } : {}),
         source: result.source,
         ...reloadedLine(result.pages),
         ms: result.ms,

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
-import { type Answer, clip, VigieError, writeReport } from "../core/answer.ts";
+import { type Answer, VigieError, writeReport } from "../core/answer.ts";
 import { runBuild } from "../core/build/build.ts";
 import type { BuildIssue } from "../core/build/output.ts";
 import { runCheck } from "../core/check/check.ts";
@@ -13,13 +13,13 @@ import { defineTool, type ToolDefinition } from "./define.ts";
 
 function issueSummary(issue: BuildIssue): Answer {
   return {
-    message: clip(issue.message, 220),
+    message: issue.message,
     file: issue.file,
     line: issue.line,
     column: issue.column,
     route: issue.route,
     component: issue.component,
-    details: issue.details && !issue.code?.endsWith("Error") ? issue.details.slice(0, 3) : undefined,
+    details: issue.details && !issue.code?.endsWith("Error") ? issue.details : undefined,
   };
 }
 
@@ -33,7 +33,7 @@ function groupWarnings(warnings: BuildIssue[]): Answer[] {
     else groups.set(key, { first: warning, count: 1 });
   }
   return [...groups.values()].map(({ first, count }) => ({
-    ...issueSummary({ ...first, message: clip(first.message, 160) }),
+    ...issueSummary(first),
     count: count > 1 ? count : undefined,
   }));
 }
@@ -75,7 +75,8 @@ const run = defineTool({
     outputTail: lines(z),
   }),
   // The output's tail gets what room the errors and warnings leave, its last lines.
-  lists: { errors: 3, warnings: 3, outputTail: { show: 20, keep: "last" } },
+  lists: { errors: 3, warnings: 3, outputTail: { show: 20, keep: "last" }, "errors.details": 3, "warnings.details": 3 },
+  limits: { "errors.message": 220, "warnings.message": 160 },
   run: async (args, context) => {
     const result = await runBuild(context.project, { timeoutMs: args.timeoutS ? args.timeoutS * 1000 : undefined, signal: context.signal });
     const answer: Answer = {
@@ -101,8 +102,8 @@ function problemSummary(problem: LintProblem): Answer {
     line: problem.line,
     column: problem.column,
     rule: problem.rule,
-    message: clip(problem.message, 200),
-    hint: clip(problem.hint, 160),
+    message: problem.message,
+    hint: problem.hint,
   };
 }
 
@@ -131,6 +132,13 @@ const lintTool = defineTool({
     return { success: z.boolean(), fileCount: z.number().int(), content: linter, mermaid: linter, notes: lines(z), durationMs: z.number() };
   },
   lists: { "content.problems": 6, "mermaid.problems": 4, notes: 5 },
+  limits: {
+    "content.problems.message": 200,
+    "content.problems.hint": 160,
+    "mermaid.problems.message": 200,
+    "mermaid.problems.hint": 160,
+    notes: 160,
+  },
   run: async (args, context) => {
     const { project } = context;
     if (args.path) {
@@ -166,7 +174,7 @@ const lintTool = defineTool({
       };
     }
     const notes = [...(result.content?.notes ?? []), ...(result.mermaid?.notes ?? [])];
-    if (notes.length > 0) answer.notes = notes.map((note) => clip(note, 160));
+    if (notes.length > 0) answer.notes = notes;
     answer.durationMs = result.durationMs;
     return { answer, files: { report } };
   },
@@ -193,6 +201,7 @@ const check = defineTool({
     durationS: z.number(),
   }),
   lists: { diagnostics: 8 },
+  limits: { "diagnostics.message": 180 },
   run: async (args, context) => {
     const result = await runCheck(context.project, { timeoutMs: args.timeoutS ? args.timeoutS * 1000 : undefined, signal: context.signal });
     const answer: Answer = {
@@ -201,7 +210,7 @@ const check = defineTool({
       warnings: result.warnings,
       hints: result.hints,
       fileCount: result.files,
-      diagnostics: result.diagnostics.map((diagnostic) => ({ ...diagnostic, message: clip(diagnostic.message, 180) })),
+      diagnostics: result.diagnostics,
       durationS: result.durationS,
     };
     return { answer, files: { report: result.report } };
@@ -225,6 +234,7 @@ const links = defineTool({
     stale: z.string(),
   }),
   lists: { broken: 8 },
+  limits: { "broken.to": 160, "broken.reason": 160 },
   run: async (_args, context) => {
     const result = await checkSiteLinks(readSite(context.project));
     const answer: Answer = {
@@ -233,8 +243,8 @@ const links = defineTool({
       checked: result.checked,
       broken: result.broken.map((link) => ({
         from: link.from,
-        to: clip(link.to, 160),
-        reason: clip(link.reason, 160),
+        to: link.to,
+        reason: link.reason,
         source: link.source,
         pages: link.pages > 1 ? link.pages : undefined,
       })),

@@ -42,9 +42,9 @@ export type ToolGroup = "dev" | "build" | "browser";
  */
 export type AnswerFiles = Record<string, string | undefined>;
 
-/** What a tool's run gives the renderer (render.ts): its answer with whole lists, and the files it points at. */
+/** What a tool's run gives the renderer (render.ts): its answer with whole lists and strings, and the files it points at. */
 export interface ToolOutput {
-  /** The answer, its declared lists whole: the renderer cuts them to the definition's sizes and budget. */
+  /** The answer, its lists and strings whole: the renderer cuts them to the definition's sizes, limits and budget. */
   answer: Answer;
   /** The files the answer points at. A `report` holds the whole result: the renderer then writes none. */
   files?: AnswerFiles;
@@ -57,7 +57,8 @@ export interface ToolOutput {
 
 /**
  * A list of an answer that the renderer may cut: how many items a default answer shows, and
- * which end it keeps (the first items, or the last ones for a log's tail).
+ * which end it keeps (the first items, or the last ones for a log's tail). A list inside the
+ * items of another ("errors.details") is cut in each item, with `more` beside it there.
  */
 export type ListSpec = number | { show: number; keep: "first" | "last" };
 
@@ -90,6 +91,13 @@ export interface ToolDefinition<S extends Shape = Shape> {
    * with how many items a default answer shows; the renderer cuts them (render.ts).
    */
   lists?: Record<string, ListSpec>;
+  /**
+   * The most characters a string of its answer shows, by its path ("causes.message",
+   * "content.problems.hint", "notes"): a path goes through every item of a list on its way,
+   * and a list of strings at its end has each string limited. The renderer clips them (with
+   * "…") and the report then has them whole. The core gives whole values.
+   */
+  limits?: Record<string, number>;
   run: (args: z.infer<z.ZodObject<S>>, context: ToolContext) => Promise<ToolOutput>;
 }
 

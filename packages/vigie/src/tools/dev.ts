@@ -7,8 +7,9 @@ import { defineTool, portArgument, type ToolDefinition, type Zod } from "./defin
 const answers = () => import("./devAnswers.ts");
 
 const devMode = (z: Zod) => z.enum(["dev", "preview"]);
-/** A log's tail: its last lines are kept. */
+/** A log's tail: its last lines are kept, each clipped to LOG_LINE characters. */
 const LOG_TAIL = { show: 12, keep: "last" } as const;
+const LOG_LINE = 200;
 
 const start = defineTool({
   exportName: "start",
@@ -37,6 +38,7 @@ const start = defineTool({
     logTail: lines(z),
   }),
   lists: { logTail: LOG_TAIL },
+  limits: { logTail: LOG_LINE },
   run: async (args, context) => {
     const { loadConfig } = await import("../core/config.ts");
     const { startDevServer } = await import("../core/devServer/start.ts");
@@ -85,7 +87,10 @@ const stop = defineTool({
     reason: z.string().describe("why nothing was stopped"),
     logTail: lines(z),
   }),
+  // A server that exited: its log's tail (twelve lines of a usual length) in about 1 KB.
+  budget: 1280,
   lists: { logTail: LOG_TAIL },
+  limits: { logTail: LOG_LINE },
   run: async (args, context) => {
     const result = await (await import("../core/devServer/stop.ts")).stopDevServer(context.project, args);
     if (result.kind === "stopped") context.session?.forget(context.project);
@@ -116,7 +121,10 @@ const status = defineTool({
     stopped: z.string().describe("how a server stopped from outside ended"),
     crashed: z.looseObject({ exitCode: z.number().int().nullable().optional(), logTail: lines(z).optional() }),
   }),
+  // A crashed server: its log's tail (twelve lines of a usual length) in about 1 KB.
+  budget: 1280,
   lists: { "crashed.logTail": LOG_TAIL },
+  limits: { "crashed.logTail": LOG_LINE },
   run: async (_args, context) => {
     const result = await (await import("../core/devServer/status.ts")).devServerStatus(context.project);
     return { answer: (await answers()).statusAnswer(result) };
@@ -143,6 +151,7 @@ const logs = defineTool({
   }),
   // The lines asked for (500 at most) as many as the budget takes, the newest.
   lists: { lines: { show: 500, keep: "last" } },
+  limits: { lines: 240 },
   run: async (args, context) => {
     const result = await (await import("../core/devServer/log.ts")).readDevLogs(context.project, args);
     return (await answers()).logsAnswer(result);
@@ -175,6 +184,7 @@ const http_get = defineTool({
     serverError: z.string(),
     ms: z.number(),
   }),
+  limits: { title: 200, redirectedTo: 300, errorMessage: 400, serverError: 400 },
   run: async (args, context) => {
     const result = await (await import("../core/devServer/http.ts")).httpGet(context.project, { ...args, signal: context.signal });
     return { answer: (await answers()).httpGetAnswer(result) };

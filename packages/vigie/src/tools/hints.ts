@@ -17,6 +17,9 @@ export const NEXT_STEP_HINTS: Record<NextStep, string> = {
   "no-build-output": "Run blog_build_run first, then check the links.",
   "no-html-pages": "Run blog_build_run; if it fails, fix the build first.",
   "error-page": "Find why with blog_browser_js_errors on that page (the server's error and its source), fix it, then try again.",
+  "changes-no-server": "Start it with blog_dev_start, then look again after an edit.",
+  "dev-no-answer": "Call blog_dev_status; start it again if it is down.",
+  "dev-not-vigie": "Stop it and start it with blog_dev_start.",
 };
 
 /** The error answer for a StepError, its hint naming the tool to call; undefined for any other error. */

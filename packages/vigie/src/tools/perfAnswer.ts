@@ -8,20 +8,24 @@ import type { PerfResult } from "../core/browser/perf.ts";
 import type { PerfCause } from "../core/browser/perfCauses.ts";
 import type { VitalsFacts } from "../core/browser/vitals.ts";
 
-/** One cause as the agent reads it: rule, element, where to change it, what to change. */
+/** One cause as the agent reads it: rule, element, where to change it, what to change (the perf tool's `limits` clip them). */
 export function causeItem(cause: PerfCause): Answer {
   const located = cause.located;
   return {
     rule: cause.rule,
-    ...(cause.selector ? { element: clip(cause.selector, 100) } : {}),
+    ...(cause.selector ? { element: cause.selector } : {}),
     ...(located && "source" in located ? { source: located.source } : {}),
-    ...(located && "sourceUnknown" in located ? { sourceUnknown: clip(located.sourceUnknown, 120) } : {}),
-    message: clip(cause.message, 200),
-    fix: clip(cause.fix, 120),
+    ...(located && "sourceUnknown" in located ? { sourceUnknown: located.sourceUnknown } : {}),
+    message: cause.message,
+    fix: cause.fix,
   };
 }
 
-/** "img.hero (hero.jpg) 1830 ms: ttfb 12 / load delay 1200 / load 500 / render delay 118" */
+/**
+ * "img.hero (hero.jpg) 1830 ms: ttfb 12 / load delay 1200 / load 500 / render delay 118". The
+ * selector and the file name are clipped here, not by the renderer: they open a line whose end
+ * (the timings) matters most.
+ */
 export function lcpLine(vitals: VitalsFacts | undefined): string | undefined {
   const lcp = vitals?.lcp;
   if (!lcp) return undefined;

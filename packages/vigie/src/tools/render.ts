@@ -1,12 +1,14 @@
 // One renderer for every tool's answer, whatever the face (runTool calls it). A tool's run
-// gives its answer with whole lists, and the files it points at; its definition declares its
-// budget and its lists with how many items each shows. The renderer cuts each list to its
-// size, then drops items from the longest list until the answer fits the budget, says what it
-// cut in one way (`more: { failing: 12 }` beside the cut list), writes the whole result to a
-// report when anything was cut, and gives every file in one field (`files: { report, log }`),
-// the only one the faces read for files (MCP's resource_links, the CLI).
+// gives its answer with whole lists and whole strings, and the files it points at; its
+// definition declares its budget, its lists with how many items each shows, and the most
+// characters of its strings (`limits`). The renderer clips each limited string, cuts each list
+// to its size, then drops items from the longest list until the answer fits the budget, says
+// what it cut in one way (`more: { failing: 12 }` beside the cut list), writes the whole result
+// to a report when anything was cut or clipped, and gives every file in one field
+// (`files: { report, log }`), the only one the faces read for files (MCP's resource_links, the CLI).
 import { type Answer, clip, MAX_ANSWER_BYTES, serialize, writeReport } from "../core/answer.ts";
 import type { Project } from "../core/project.ts";
+import { COMMON_LIMITS, COMMON_LISTS } from "./answers.ts";
 import { type AnswerFiles, prefixedToolName, type ToolDefinition, type ToolOutput } from "./define.ts";
 
 interface List {
@@ -27,8 +29,9 @@ const isObject = (value: unknown): value is Answer => typeof value === "object" 
 
 const bytesOf = (answer: Answer) => Buffer.byteLength(serialize(answer));
 
+/** The lists of the definition, in their order, then those any answer may have. */
 function listsOf(definition: ToolDefinition): List[] {
-  return Object.entries(definition.lists ?? {}).map(([name, spec]) => ({
+  return Object.entries({ ...definition.lists, ...COMMON_LISTS }).map(([name, spec]) => ({
     name,
     path: name.split("."),
     ...(typeof spec === "number" ? { show: spec, keep: "first" as const } : spec),
@@ -41,6 +44,67 @@ function itemsOf(answer: Answer, path: string[]): unknown[] | undefined {
   for (const key of path.slice(0, -1)) holder = isObject(holder) ? holder[key] : undefined;
   const items = isObject(holder) ? holder[path.at(-1) as string] : undefined;
   return Array.isArray(items) ? items : undefined;
+}
+
+/** The objects that hold the last key of `path`, through every item of a list on the way. */
+function holdersOf(value: unknown, path: readonly string[]): Answer[] {
+  if (Array.isArray(value)) return value.flatMap((item) => holdersOf(item, path));
+  if (!isObject(value)) return [];
+  const [key, ...rest] = path;
+  if (key === undefined) return [];
+  return rest.length === 0 ? [value] : holdersOf(value[key], rest);
+}
+
+/** `value` with its strings at `path` clipped to `max` characters; `clipped` is called for each one it clipped. */
+function limited(value: unknown, path: readonly string[], max: number, clipped: () => void): unknown {
+  if (Array.isArray(value)) return value.map((item) => limited(item, path, max, clipped));
+  const [key, ...rest] = path;
+  if (key === undefined) {
+    if (typeof value !== "string" || value.length <= max) return value;
+    clipped();
+    return clip(value, max);
+  }
+  if (isObject(value) && key in value) value[key] = limited(value[key], rest, max, clipped);
+  return value;
+}
+
+/** Sets `more[key]` in `holder`, right after `key`: how many items of the list at `key` were left out. */
+function countBeside(holder: Answer, key: string, count: number): void {
+  const { more, ...rest } = holder as Answer & { more?: Answer };
+  for (const inner of Object.keys(holder)) delete holder[inner];
+  for (const [inner, value] of Object.entries(rest)) {
+    holder[inner] = value;
+    if (inner === key) holder.more = { ...more, [key]: count };
+  }
+}
+
+/**
+ * A list that stands in the items of another list ("errors.details"): each one cut to its size,
+ * with `more` beside it in its item. True when one was cut.
+ */
+function cutInItems(answer: Answer, list: List): boolean {
+  const key = list.path.at(-1) as string;
+  let cut = false;
+  for (const holder of holdersOf(answer, list.path)) {
+    const items = holder[key];
+    if (!Array.isArray(items) || items.length <= list.show) continue;
+    const count = items.length - list.show;
+    holder[key] = list.keep === "last" ? items.slice(count) : items.slice(0, list.show);
+    countBeside(holder, key, count);
+    cut = true;
+  }
+  return cut;
+}
+
+/** The answer with the strings the definition limits (and those of any answer) clipped; true when one was. */
+function applyLimits(answer: Answer, definition: ToolDefinition): boolean {
+  let clipped = false;
+  for (const [path, max] of Object.entries({ ...definition.limits, ...COMMON_LIMITS })) {
+    limited(answer, path.split("."), max, () => {
+      clipped = true;
+    });
+  }
+  return clipped;
 }
 
 /** The files of the answer: those the run gave and any an error's context named, without the empty ones. */
@@ -74,7 +138,8 @@ function assemble(answer: Answer, cut: Map<string, number>, files: Record<string
 }
 
 /**
- * The answer as the agent gets it: the declared lists cut to their sizes, then to the budget
+ * The answer as the agent gets it: the declared strings clipped to their limits, the declared
+ * lists cut to their sizes, then to the budget
  * (one item at a time from the longest list, down to one item each, then the lists declared
  * last before the others, the first declared being the most useful), `more` saying how many
  * of each list were left out, the whole result in a report when anything was, and the files
@@ -97,11 +162,13 @@ export function renderAnswer(definition: ToolDefinition, output: ToolOutput, con
     cut.set(list.name, (cut.get(list.name) ?? 0) + count);
     return list.keep === "last" ? items.splice(0, count) : items.splice(items.length - count, count);
   };
+  let shortened = applyLimits(answer, definition);
   for (const list of lists) {
     const items = itemsOf(answer, list.path);
     if (items && items.length > list.show) drop(list, items, items.length - list.show);
+    else if (!items && cutInItems(answer, list)) shortened = true;
   }
-  if (cut.size) report();
+  if (cut.size || shortened) report();
   // Then one item at a time from the longest list (of equal ones, the one declared last), down
   // to one item each, then the last items of the lists declared last; sizes are counted down,
   // and measured exactly near the budget.

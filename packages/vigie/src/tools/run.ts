@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { type Answer, clip, errorAnswer, serialize, toErrorAnswer } from "../core/answer.ts";
+import { type Answer, errorAnswer, serialize, toErrorAnswer } from "../core/answer.ts";
 import { CONFIG_FILE } from "../core/config.ts";
 import type { Project } from "../core/project.ts";
 import { DEFAULT_PREFIX, PREFIX_PATTERN, type Shape, type ToolContext, type ToolDefinition, type ToolOutput, toolName } from "./define.ts";
@@ -87,7 +87,8 @@ export function parseArgs(definition: ToolDefinition, raw: unknown, unknown: "ig
 /**
  * Runs a tool as every face does: validate, run, turn any exception into an error
  * answer (a StepError's hint names the tool to call), and render the answer (render.ts):
- * its lists cut to their sizes and its budget, what was cut in a report, its files in `files`.
+ * its strings clipped to their limits, its lists cut to their sizes and its budget, what was
+ * cut in a report, its files in `files`.
  * Arguments the tool does not know are named in the answer's `ignoredArguments`.
  */
 export async function runTool(definition: ToolDefinition, raw: unknown, context: ToolContext): Promise<Answer> {
@@ -100,7 +101,7 @@ export async function runTool(definition: ToolDefinition, raw: unknown, context:
     output = { answer: stepErrorAnswer(error) ?? toErrorAnswer(error) };
   }
   let { answer } = output;
-  if (parsed.ignored.length > 0) answer = { ...answer, ignoredArguments: parsed.ignored.map((key) => clip(key, 60)).slice(0, 10) };
+  if (parsed.ignored.length > 0) answer = { ...answer, ignoredArguments: parsed.ignored };
   return renderAnswer(definition, { ...output, answer: renameTools(answer, context.prefix) }, context);
 }
 

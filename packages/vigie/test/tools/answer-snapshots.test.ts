@@ -1,14 +1,14 @@
 // Real answers of the tools, as every face gets them (runTool), pinned in
 // answer-snapshots.snapshot.json: dev_status with no server, build_lint on a small site with a
 // problem, js_errors on a small local page with faults, crawl on a small static site, and two
-// error answers. What changes from run to run is masked: ports, the project's absolute path,
+// error answers; none over 2 KB. What changes from run to run is masked: ports, the project's absolute path,
 // times (ms, durationMs, durationS, readyMs, uptimeS) and hashes. `UPDATE_SNAPSHOTS=1` rewrites it.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { Answer } from "../../src/core/answer.ts";
+import { type Answer, MAX_ANSWER_BYTES, serialize } from "../../src/core/answer.ts";
 import { sharedSession } from "../../src/core/browser/session.ts";
 import { type Project, projectAt } from "../../src/core/project.ts";
 import { findTool } from "../../src/tools/registry.ts";
@@ -72,6 +72,8 @@ async function answerOf(name: string, args: Answer = {}): Promise<unknown> {
   assert.ok(tool, name);
   const answer = await runTool(tool, args, { project });
   assertAnswerMatches(tool, answer);
+  const size = Buffer.byteLength(serialize(answer));
+  assert.ok(size <= MAX_ANSWER_BYTES, `${name}: ${size} bytes, over ${MAX_ANSWER_BYTES}: ${serialize(answer).slice(0, 300)}`);
   return mask(answer, project.root);
 }
 

@@ -1,6 +1,8 @@
 // The dev-server core's typed results as the blog_dev tools answer them: the core names no
 // tool; every hint that names one is worded here, and a StepError's code gets its hint.
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { StartResult } from "../../src/core/devServer/start.ts";
@@ -9,6 +11,7 @@ import { projectAt } from "../../src/core/project.ts";
 import { defineTool } from "../../src/tools/define.ts";
 import { httpGetAnswer, logsAnswer, startAnswer, statusAnswer, stopAnswer } from "../../src/tools/devAnswers.ts";
 import { NEXT_STEP_HINTS, stepErrorAnswer } from "../../src/tools/hints.ts";
+import { findTool } from "../../src/tools/registry.ts";
 import { runTool } from "../../src/tools/run.ts";
 import { FIXTURES_DIR } from "../support/blog.ts";
 
@@ -125,5 +128,21 @@ describe("the dev tools' answers from the core's typed results", () => {
     const answer = await runTool(failing, {}, { project, prefix: "docs" });
     assert.equal(answer.error, error.message);
     assert.match(String(answer.hint), /docs_dev_start/);
+  });
+
+  test("what an edit changed, asked with no dev server: the core's StepError, its hint naming the tool under the project's prefix", async () => {
+    const root = mkdtempSync(join(tmpdir(), "vigie-dev-answers-"));
+    try {
+      writeFileSync(join(root, "package.json"), "{}");
+      const changes = findTool("blog_dev_changes");
+      assert.ok(changes);
+      const answer = await runTool(changes, {}, { project: projectAt(root), prefix: "docs" });
+      assert.deepEqual(answer, {
+        error: "no dev server of vigie's is running",
+        hint: "Start it with docs_dev_start, then look again after an edit.",
+      });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

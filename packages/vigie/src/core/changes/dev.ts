@@ -6,7 +6,6 @@
 // it by checking every page; each call then updates it for the pages it checked.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { VigieError } from "../answer.ts";
 import type { PageFault } from "../browser/faults.ts";
 import { type FaultItem, faultItem, sourceOf } from "../browser/faultView.ts";
 import type { BrowserSession } from "../browser/session.ts";
@@ -16,6 +15,7 @@ import { DEV_CHANGES_ROUTE, DEV_CONFIG } from "../devServer/devConfig.ts";
 import { readDevServerRecord } from "../devServer/index.ts";
 import { inspect } from "../devServer/state.ts";
 import { readDevPort } from "../devServer/status.ts";
+import { StepError } from "../nextStep.ts";
 import { type Project, statePath } from "../project.ts";
 import type { Site } from "../site.ts";
 import { type DevRoute, pagesReached, type Reached } from "./reach.ts";
@@ -104,7 +104,7 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   const port = readDevPort(project);
   const record = readDevServerRecord(project);
   if (port === undefined || !record) {
-    throw new VigieError("no dev server of vigie's is running", "Start it with blog_dev_start, then look again after an edit.");
+    throw new StepError("no dev server of vigie's is running", "changes-no-server", "Start the dev server, then look again after an edit.");
   }
   const origin = `http://127.0.0.1:${port}`;
   const server = { pid: record.pid, port, startedAt: record.startedAt };
@@ -280,16 +280,18 @@ async function ask(origin: string, since: number, signal?: AbortSignal): Promise
       signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(10_000)]) : AbortSignal.timeout(10_000),
     });
   } catch (error) {
-    throw new VigieError(
+    throw new StepError(
       `the dev server did not answer: ${(error as Error).message}`,
-      "Call blog_dev_status; start it again if it is down.",
+      "dev-no-answer",
+      "Check the dev server's status; start it again if it is down.",
     );
   }
   const type = response.headers.get("content-type") ?? "";
   if (!response.ok || !type.includes("json")) {
-    throw new VigieError(
+    throw new StepError(
       "this dev server cannot say what a change reaches: it was not started by vigie with its dev config (the default `astro dev` script)",
-      "Stop it and start it with blog_dev_start.",
+      "dev-not-vigie",
+      "Stop it and start it again with vigie.",
     );
   }
   return (await response.json()) as DevAnswer;

@@ -89,7 +89,7 @@ function squash(text: string): string {
 
 export function htmlTitle(html: string): string | undefined {
   const match = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html);
-  return match ? clip(squash(decodeHTML(match[1] ?? "")), 200) : undefined;
+  return match ? squash(decodeHTML(match[1] ?? "")) : undefined;
 }
 
 /** The text a reader sees in the body, without scripts, styles and tags. */
@@ -148,7 +148,7 @@ export async function httpGet(project: Project, options: HttpGetOptions): Promis
   if (location) {
     const target = URL.parse(location, url);
     answer.redirectedTo = !target
-      ? clip(location, 300)
+      ? location
       : target.origin === url.origin
         ? `${target.pathname}${target.search}${target.hash}`
         : target.href;

@@ -1,7 +1,6 @@
 // .opencode/dev-server.log: reset at each start, appended to by every process of the
-// server, kept under a size cap, read back as short ANSI-free lines.
+// server, kept under a size cap, read back as whole ANSI-free lines.
 import { closeSync, constants, existsSync, fstatSync, openSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { clip } from "../answer.ts";
 import { readText } from "../files.ts";
 import { cleanOutput } from "../process/output.ts";
 import { type Project, relativePath } from "../project.ts";
@@ -11,7 +10,8 @@ import { files, writeAtomic } from "./state.ts";
 /** Past this size a read keeps only the log's last KEEP bytes. */
 export const LOG_CAP_BYTES = 4 * 1024 * 1024;
 const KEEP_BYTES = 1024 * 1024;
-const LINE_MAX = 240;
+/** The lines of a log's tail. */
+export const TAIL_LINES = 12;
 
 /**
  * Empties the log and opens it for the server: O_APPEND, so that every process of the
@@ -61,19 +61,14 @@ export function toLines(text: string): string[] {
   return lines.map((line) => line.trimEnd());
 }
 
-/** The last non-empty lines of the log, short enough for an answer (about 1 KB). */
-export function logTail(project: Project, count = 12, maxBytes = 1000): string[] {
+/**
+ * The last `count` non-empty lines of the log, whole: how much of them an answer shows is the
+ * answer's business (the dev tools' definitions declare it).
+ */
+export function logTail(project: Project, count = TAIL_LINES): string[] {
   const size = logSize(project);
   const lines = toLines(readRange(files.log(project), size - 32 * 1024).text).filter((line) => line.trim() !== "");
-  const tail: string[] = [];
-  let bytes = 0;
-  for (const line of lines.slice(-count).reverse()) {
-    const short = clip(line, 200);
-    bytes += short.length + 4;
-    if (bytes > maxBytes) break;
-    tail.unshift(short);
-  }
-  return tail;
+  return lines.slice(-count);
 }
 
 /**
@@ -155,7 +150,7 @@ export interface LogsOptions {
 
 export interface LogsAnswer {
   [key: string]: unknown;
-  /** The last N lines that matched, each clipped. */
+  /** The last N lines that matched, whole. */
   lines: string[];
   /** Lines that matched (before the last N were taken). */
   total: number;
@@ -187,7 +182,7 @@ export async function readDevLogs(project: Project, options: LogsOptions = {}): 
       lines = lines.filter((line) => line.toLowerCase().includes(needle));
     }
     const total = lines.length;
-    const answer: LogsAnswer = { lines: lines.slice(-wanted).map((line) => clip(line, LINE_MAX)), total, log };
+    const answer: LogsAnswer = { lines: lines.slice(-wanted), total, log };
     if (total === 0 && options.since === "last") answer.note = "nothing new since the previous logs call";
     return answer;
   });
@@ -237,7 +232,7 @@ export function findLoggedError(project: Project, name: string, from: number, an
   let message = messageIn(recent) ?? recent.find((line) => ERROR_PREFIX.test(line))?.replace(ERROR_PREFIX, "");
   if (!message && anywhere) message = messageIn(tail());
   if (!message) return undefined;
-  const error: LoggedError = { message: clip(message || name, 400) };
+  const error: LoggedError = { message: message || name };
   const file = projectFrame(project, recent) ?? frameNear(project, tail(), message);
   if (file) error.file = file;
   return error;
@@ -271,5 +266,5 @@ function frameNear(project: Project, lines: string[], message: string): string |
 export function firstErrorSince(project: Project, from: number): string | undefined {
   const size = logSize(project);
   const line = toLines(readRange(files.log(project), from <= size ? from : 0, size).text).find((text) => ERROR_PREFIX.test(text));
-  return line === undefined ? undefined : clip(line.replace(ERROR_PREFIX, ""), 400);
+  return line?.replace(ERROR_PREFIX, "");
 }

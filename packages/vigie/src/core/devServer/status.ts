@@ -55,7 +55,7 @@ export async function devServerStatus(project: Project): Promise<StatusResult> {
       port: record.port,
       exitCode: exit?.exitCode ?? null,
       ...(exit?.signal ? { signal: exit.signal } : {}),
-      logTail: logTail(project, 10, 900),
+      logTail: logTail(project),
     };
   }
   const { record } = state;

@@ -147,7 +147,7 @@ export async function stopDevServer(project: Project, options: StopOptions = {})
       const { record, exit } = state;
       clearRecord(project);
       if (endedByStopRequest(exit)) return { kind: "not-running", why: "stopped-outside", pid: record.pid, signal: exit?.signal };
-      return { kind: "not-running", why: "exited", pid: record.pid, exit, logTail: logTail(project, 8, 700) };
+      return { kind: "not-running", why: "exited", pid: record.pid, exit, logTail: logTail(project) };
     }
     const { record } = state;
     const end = () => endServer(project, record.pgid, graceMs);

@@ -63,7 +63,7 @@ describe("the dev-server log", () => {
     assert.deepEqual(warnings.lines, ["10:00:03 [WARN] [content] duplicate id"]);
   });
 
-  test("the last N lines, long lines clipped; the tool's answer under 2 KB, its newest lines kept", async () => {
+  test("the last N lines whole; the tool's answer clips the long ones, under 2 KB, its newest lines kept", async () => {
     writeFileSync(
       logPath,
       `${Array.from({ length: 300 }, (_, index) => `line ${index} ${"y".repeat(index === 299 ? 1000 : 10)}`).join("\n")}\n`,
@@ -71,13 +71,13 @@ describe("the dev-server log", () => {
     const answer = await readDevLogs(project, { lines: 3 });
     assert.equal(answer.lines.length, 3);
     assert.equal(answer.total, 300);
-    assert.ok((answer.lines.at(-1) as string).length <= 240);
+    assert.equal((answer.lines.at(-1) as string).length, "line 299 ".length + 1000, "the core gives the line whole");
     const logs = findTool("blog_dev_logs");
     assert.ok(logs);
     const many = await runTool(logs, { lines: 500 }, { project });
     assert.ok(Buffer.byteLength(JSON.stringify(many)) <= MAX_ANSWER_BYTES);
     const shown = many.lines as string[];
-    assert.equal(shown.at(-1), answer.lines.at(-1));
+    assert.equal(shown.at(-1), `${(answer.lines.at(-1) as string).slice(0, 239)}…`, "the tool's limit clips it");
     assert.equal(shown.length + (many.more as { lines: number }).lines, 300, "more.lines counts the lines asked for and left out");
     const { report, log } = many.files as { report: string; log: string };
     assert.equal(log, ".opencode/dev-server.log");

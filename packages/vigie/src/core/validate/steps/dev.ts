@@ -1,4 +1,5 @@
 // The dev server: reuse the running one, or start one (and stop it at the end of the run).
+import { clip } from "../../answer.ts";
 import { devServerStatus, type StartResult, startDevServer, stopDevServer } from "../../devServer/index.ts";
 import { onExit } from "../../process/exitHooks.ts";
 import { signalGroup } from "../../process/kill.ts";
@@ -34,7 +35,10 @@ function startFix(ctx: ValidateContext, failure: Failure): string {
 }
 
 export function startFailed(ctx: ValidateContext, failure: Failure): Finding {
-  const tail = ("logTail" in failure ? failure.logTail : []).slice(-3).join(" | ");
+  const tail = ("logTail" in failure ? failure.logTail : [])
+    .slice(-3)
+    .map((line) => clip(line, 200))
+    .join(" | ");
   return {
     severity: "fail",
     tool: ctx.tool("dev_start"),
