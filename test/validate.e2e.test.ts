@@ -18,7 +18,7 @@ import { pathToFileURL } from "node:url";
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { BrowserSession } from "../packages/vigie/src/core/browser/session.ts";
-import { runCheck } from "../packages/vigie/src/core/check/check.ts";
+import { runCheck } from "../packages/vigie/src/core/typecheck/typecheck.ts";
 import { stopDevServer } from "../packages/vigie/src/core/devServer/index.ts";
 import type { ValidateContext } from "../packages/vigie/src/core/validate/context.ts";
 import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";

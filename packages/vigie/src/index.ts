@@ -11,7 +11,7 @@ export { type ShotOptions, type ShotResult, takeScreenshot } from "./core/browse
 export { BrowserSession, sharedSession } from "./core/browser/session.ts";
 export { type DiffOptions, type DiffResult, visualDiff } from "./core/browser/visualDiff.ts";
 export { type BuildOptions, type BuildResult, runBuild } from "./core/build/build.ts";
-export { type CheckDiagnostic, type CheckOptions, type CheckResult, runCheck } from "./core/check/check.ts";
+export { type CheckDiagnostic, type CheckOptions, type CheckResult, runCheck } from "./core/typecheck/typecheck.ts";
 export { type Budgets, CONFIG_FILE, loadConfig, type VigieConfig } from "./core/config.ts";
 export {
   devServerStatus,

@@ -3,7 +3,7 @@ import { relative, resolve } from "node:path";
 import { type Answer, clip, VigieError, writeReport } from "../core/answer.ts";
 import { runBuild } from "../core/build/build.ts";
 import type { BuildIssue } from "../core/build/output.ts";
-import { runCheck } from "../core/check/check.ts";
+import { runCheck } from "../core/typecheck/typecheck.ts";
 import { checkSiteLinks } from "../core/checks/links.ts";
 import { LINTERS, type Linter, lint } from "../core/lint/lint.ts";
 import type { LintProblem } from "../core/lint/problem.ts";
