@@ -7,7 +7,7 @@ import { join, relative } from "node:path";
 import { netlifyNotes, readNetlifyOutput } from "../production/netlifyOutput.ts";
 import { readVercelOutput, vercelNotes } from "../production/vercelOutput.ts";
 import type { Project } from "../project.ts";
-import { type AstroSettings, readAstroSettings } from "./astroConfig.ts";
+import type { AstroSettings } from "./astroConfig.ts";
 
 /**
  * How the production pass serves a build: vigie's static server, the adapter's own server
@@ -174,7 +174,7 @@ function serveNoteOf(project: Project, adapter: string, facts: AdapterFacts, out
 }
 
 /** How the site renders and how its build is served, from its config and its last build. */
-export function readRendering(project: Project, settings: AstroSettings = readAstroSettings(project)): Rendering {
+export function readRendering(project: Project, settings: AstroSettings): Rendering {
   const { output, adapter, outDir } = settings;
   const at = (path: string) => join(project.root, path.replace("{outDir}", relative(project.root, outDir) || "."));
   if (!adapter) {

@@ -4,12 +4,12 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeReport } from "../answer.ts";
-import { readAstroSettings } from "../astro/astroConfig.ts";
 import { listFiles } from "../build/dist.ts";
 import { SourceSearch, sourceOfRoute } from "../build/sources.ts";
 import { isFile, safeDecode } from "../files.ts";
 import { StepError } from "../nextStep.ts";
 import { type Project, relativePath } from "../project.ts";
+import type { Site } from "../site.ts";
 import { type PageLinks, type PageRef, readPage, readXmlUrls } from "./html.ts";
 
 export interface BrokenLink {
@@ -193,9 +193,9 @@ function staleNote(check: Check, htmlFiles: string[]): string | undefined {
   return `${check.distName}/ is older than src/`;
 }
 
-export async function checkLinks(project: Project, options: LinkCheckOptions = {}): Promise<LinkCheckResult> {
+export async function checkLinks(site: Site, options: LinkCheckOptions = {}): Promise<LinkCheckResult> {
   const started = performance.now();
-  const settings = readAstroSettings(project);
+  const { project, settings } = site;
   const dist = options.dir ?? settings.outDir;
   const { distName, files, htmlFiles } = builtFiles(project, dist);
   const base = settings.base;
