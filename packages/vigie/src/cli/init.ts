@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CONFIG_FILE } from "../core/config.ts";
+import { readJson } from "../core/files.ts";
 import type { Project } from "../core/project.ts";
 import { readSite } from "../core/site.ts";
 import { DEFAULT_PREFIX, PREFIX_PATTERN, type ToolGroup } from "../tools/define.ts";
@@ -116,15 +117,6 @@ export function configFile(prefix: string, site: SiteSummary): string {
   // What it detected; budgets and the rest keep their defaults (README, "Configuration").
   const config = { prefix, criticalRoutes: site.criticalRoutes };
   return `${JSON.stringify(config, null, 2)}\n`;
-}
-
-function readJson(path: string): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(readFileSync(path, "utf8")) as unknown;
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Installs the harness into `project`; the files it wrote and what to run next. */

@@ -2,8 +2,9 @@
 // route (its source file, page or endpoint, prerendered or rendered on demand) from the route
 // list Astro embeds in the server bundle of a build. Where an adapter puts the prerendered
 // HTML, and how a build of it can be served on this machine, follow from the adapter.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import { walkFiles } from "../files.ts";
 import { netlifyNotes, readNetlifyOutput } from "../production/netlifyOutput.ts";
 import { readVercelOutput, vercelNotes } from "../production/vercelOutput.ts";
 import type { Project } from "../project.ts";
@@ -83,15 +84,9 @@ const ADAPTERS: Record<string, AdapterFacts> = {
 /** A route list is looked for in files up to this size. */
 const MAX_BUNDLE_BYTES = 20_000_000;
 
-function scriptsUnder(dir: string, depth = 0): string[] {
-  if (depth > 6 || !existsSync(dir)) return [];
-  const found: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory() && entry.name !== "node_modules") found.push(...scriptsUnder(path, depth + 1));
-    else if (entry.isFile() && /\.m?js$/.test(entry.name)) found.push(path);
-  }
-  return found;
+function scriptsUnder(dir: string): string[] {
+  const scripts = walkFiles(dir, { skip: new Set(["node_modules"]), maxDepth: 6, keep: (name) => /\.m?js$/.test(name) });
+  return scripts.map((path) => join(dir, path));
 }
 
 /** The JSON array that starts at `start` (a "["), read up to its closing bracket. */

@@ -4,9 +4,8 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeReport } from "../answer.ts";
-import { listFiles } from "../build/dist.ts";
 import { SourceSearch, sourceOfRoute } from "../build/sources.ts";
-import { isFile, safeDecode } from "../files.ts";
+import { isFile, safeDecode, walkFiles } from "../files.ts";
 import { StepError } from "../nextStep.ts";
 import { type Project, relativePath } from "../project.ts";
 import type { Site } from "../site.ts";
@@ -56,7 +55,7 @@ function urlPathOf(base: string, file: string): string {
 
 function newestSource(project: Project): number {
   let newest = 0;
-  for (const file of listFiles(join(project.root, "src"))) newest = Math.max(newest, statSync(join(project.root, "src", file)).mtimeMs);
+  for (const file of walkFiles(join(project.root, "src"))) newest = Math.max(newest, statSync(join(project.root, "src", file)).mtimeMs);
   return newest;
 }
 
@@ -88,7 +87,7 @@ function builtFiles(project: Project, dist: string): { distName: string; files: 
   let files: string[];
   try {
     if (!statSync(dist).isDirectory()) throw new Error("not a folder");
-    files = listFiles(dist);
+    files = walkFiles(dist);
   } catch {
     throw new StepError(`no build output: ${distName}/ does not exist`, "no-build-output", "Build the site first, then check the links.");
   }
