@@ -29,6 +29,7 @@ export { type BrokenLink, checkLinks, type LinkCheckResult } from "./core/links/
 export { type LintOptions, type LintResult, lint } from "./core/lint/lint.ts";
 export { type NextStep, StepError } from "./core/nextStep.ts";
 export { type Project, ProjectNotFoundError, projectAt, resolveProject } from "./core/project.ts";
+export { readSite, type Site } from "./core/site.ts";
 export { type CheckDiagnostic, type CheckOptions, type CheckResult, runCheck } from "./core/typecheck/typecheck.ts";
 export { exitCodeOf, type Finding, type ValidationReport, type Verdict } from "./core/validate/findings.ts";
 export { mergeReports, toHtml, toJUnit, toText } from "./core/validate/reports.ts";
