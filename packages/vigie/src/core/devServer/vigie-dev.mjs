@@ -1,4 +1,3 @@
-// @ts-check
 // vigie's dev integration, copied to .opencode/dev/ and added by the config vigie's dev server
 // starts with (it wraps the project's own config, which stays untouched). Its Vite plugin
 // answers GET /__vigie/dev?since=N on the dev server: the files the watcher saw change after
@@ -8,7 +7,8 @@
 // now (and the pages the server rendered, whose modules its graph knows); GET /__vigie/dev/types?files=a,b answers the type errors of those files from Astro's
 // checker, kept warm in this process (it ends with the server). Plain JavaScript, no
 // dependency: it runs inside the user's Astro.
-// Its answers are typed in devProtocol.ts, beside it in vigie (the client reads the same types).
+// Its answers are typed in devProtocol.ts, beside it in vigie (the client reads the same types);
+// test/core/devServer/devProtocol.test.ts type-checks this file against them through its JSDoc.
 /** @import { DevChangesAnswer, DevEvent, DevReachAnswer, DevRoute, DevTypesAnswer, FileReach, Reached } from "./devProtocol.ts" */
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
