@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Answer } from "../packages/vigie/src/core/answer.ts";
 import { startDevServer, stopDevServer } from "../packages/vigie/src/core/devServer/index.ts";
+import { readSite } from "../packages/vigie/src/core/site.ts";
 import { devTools } from "../packages/vigie/src/tools/dev.ts";
 import { runTool } from "../packages/vigie/src/tools/run.ts";
 import { freePort, killEverythingIn } from "../packages/vigie/test/core/devServer/helpers.ts";
@@ -83,7 +84,7 @@ export default async function (): Promise<string> {
   let nothingBytes = 0;
   let validateLines: string[] = [];
   try {
-    const started = await startDevServer(copy, { port: await freePort(), timeoutMs: 120_000 });
+    const started = await startDevServer(readSite(copy), { port: await freePort(), timeoutMs: 120_000 });
     if (started.kind === "failed") throw new Error(`dev start failed: ${started.error}`);
     const t0 = performance.now();
     await changes();

@@ -8,6 +8,7 @@ import { startDevServer, stopDevServer } from "../packages/vigie/src/core/devSer
 import { readRange } from "../packages/vigie/src/core/devServer/log.ts";
 import { getLocal } from "../packages/vigie/src/core/devServer/request.ts";
 import { processBackend } from "../packages/vigie/src/core/process/inspect.ts";
+import { readSite } from "../packages/vigie/src/core/site.ts";
 import { sleep } from "../packages/vigie/src/core/wait.ts";
 import { freePort, killEverythingIn } from "../packages/vigie/test/core/devServer/helpers.ts";
 import { type BlogCopy, copyBlog } from "../packages/vigie/test/support/blog.ts";
@@ -47,7 +48,7 @@ async function measure(copy: BlogCopy, command: string[] | undefined, probePath:
       }
     }
   })();
-  const answer = await startDevServer(copy, { port, command });
+  const answer = await startDevServer(readSite(copy), { port, command });
   const returned = performance.now() - t0;
   if (answer.kind !== "started") throw new Error(`start failed: ${JSON.stringify(answer)}`);
   // The HTTP watcher may still be waiting for its first answer.

@@ -5,6 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { lint } from "../packages/vigie/src/core/lint/lint.ts";
 import { clearMermaidCache, closeMermaidParsers } from "../packages/vigie/src/core/lint/mermaid/parser.ts";
+import { readSite } from "../packages/vigie/src/core/site.ts";
 import { copyBlog } from "../packages/vigie/test/support/blog.ts";
 import { median, ms } from "./stats.ts";
 
@@ -48,7 +49,7 @@ export default async function (): Promise<string> {
   const copy = copyBlog("bench-lint");
   try {
     // The collection schema comes from `astro sync`: done once, before any timing.
-    const first = await lint(copy);
+    const first = await lint(readSite(copy));
     const problems = (first.content?.problems.length ?? 0) + (first.mermaid?.problems.length ?? 0);
     await closeMermaidParsers();
 
@@ -59,16 +60,16 @@ export default async function (): Promise<string> {
       cold.push(run.first);
       second.push(run.second);
     }
-    const inProcessFirst = await time(() => lint(copy));
+    const inProcessFirst = await time(() => lint(readSite(copy)));
     const warm: number[] = [];
-    for (let i = 0; i < RUNS; i++) warm.push(await time(() => lint(copy)));
+    for (let i = 0; i < RUNS; i++) warm.push(await time(() => lint(readSite(copy))));
     const edited: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       clearMermaidCache();
-      edited.push(await time(() => lint(copy)));
+      edited.push(await time(() => lint(readSite(copy))));
     }
     const contentOnly: number[] = [];
-    for (let i = 0; i < RUNS; i++) contentOnly.push(await time(() => lint(copy, { linters: ["content"] })));
+    for (let i = 0; i < RUNS; i++) contentOnly.push(await time(() => lint(readSite(copy), { linters: ["content"] })));
 
     return [
       "## lint: blog_build_lint on the blog's articles",

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runBuild } from "../packages/vigie/src/core/build/build.ts";
+import { readSite } from "../packages/vigie/src/core/site.ts";
 import { copyBlog, serveBlog } from "../packages/vigie/test/support/blog.ts";
 import { addPerfFaultPages } from "../packages/vigie/test/support/perfFaults.ts";
 import { connect, disconnect, type Server } from "./js-errors-vs.bench.ts";
@@ -99,7 +100,7 @@ export default async function (): Promise<string> {
     // The article's first figure as it was before it took `priority`: lazy above the fold.
     const article = join(copy.root, "src/content/articles/en/orphan-dev-servers.mdx");
     writeFileSync(article, readFileSync(article, "utf8").replace("<Figure priority ", "<Figure "));
-    const build = await runBuild(copy);
+    const build = await runBuild(readSite(copy));
     if (!build.success) throw new Error(`build failed: ${JSON.stringify(build.errors).slice(0, 500)}`);
     preview = await serveBlog(copy.root, "preview");
     const pages: Page[] = [

@@ -11,7 +11,6 @@ export { type ShotOptions, type ShotResult, takeScreenshot } from "./core/browse
 export { BrowserSession, sharedSession } from "./core/browser/session.ts";
 export { type DiffOptions, type DiffResult, visualDiff } from "./core/browser/visualDiff.ts";
 export { type BuildOptions, type BuildResult, runBuild } from "./core/build/build.ts";
-export { type CheckDiagnostic, type CheckOptions, type CheckResult, runCheck } from "./core/check/check.ts";
 export { type Budgets, CONFIG_FILE, loadConfig, type VigieConfig } from "./core/config.ts";
 export {
   devServerStatus,
@@ -30,6 +29,8 @@ export { type BrokenLink, checkLinks, type LinkCheckResult } from "./core/links/
 export { type LintOptions, type LintResult, lint } from "./core/lint/lint.ts";
 export { type NextStep, StepError } from "./core/nextStep.ts";
 export { type Project, ProjectNotFoundError, projectAt, resolveProject } from "./core/project.ts";
+export { readSite, type Site } from "./core/site.ts";
+export { type CheckDiagnostic, type CheckOptions, type CheckResult, runCheck } from "./core/typecheck/typecheck.ts";
 export { exitCodeOf, type Finding, type ValidationReport, type Verdict } from "./core/validate/findings.ts";
 export { mergeReports, toHtml, toJUnit, toText } from "./core/validate/reports.ts";
 export { type ValidateOptions, validate } from "./core/validate/runner.ts";

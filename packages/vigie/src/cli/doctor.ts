@@ -3,13 +3,14 @@
 // what to do for each thing missing. Exit 0 when vigie can run its checks, 1 otherwise.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { describeRoutes, readRendering } from "../core/astro/rendering.ts";
+import { describeRoutes } from "../core/astro/rendering.ts";
 import { findChromium, NO_CHROMIUM_HINT } from "../core/browser/executable.ts";
 import { CONFIG_FILE, loadConfig } from "../core/config.ts";
 import type { Project } from "../core/project.ts";
+import { readSite, type Site } from "../core/site.ts";
 import { prefixOf } from "../tools/run.ts";
 import { parseFlags, projectAt } from "./flags.ts";
-import { installedVersion, readSite, type SiteSummary } from "./site.ts";
+import { installedVersion, type SiteSummary, siteSummary } from "./site.ts";
 
 export type Status = "ok" | "missing" | "warn" | "info";
 
@@ -72,11 +73,10 @@ function chromiumItem(): DoctorItem {
 }
 
 /** What vigie reads of the site: its locales, content collections, critical routes and rendering. */
-function siteItems(project: Project, site: SiteSummary): DoctorItem[] {
+function siteItems({ rendering }: Site, site: SiteSummary): DoctorItem[] {
   const locales = site.locales.length
     ? `${site.locales.join(", ")}${site.defaultLocale ? ` (default ${site.defaultLocale})` : ""}`
     : "one language (no i18n)";
-  const rendering = readRendering(project);
   return [
     { name: "Locales", status: "info", found: locales },
     {
@@ -162,12 +162,13 @@ function mcpItem(project: Project): DoctorItem {
 }
 
 export function doctor(project: Project): DoctorReport {
-  const site = readSite(project);
+  const read = readSite(project);
+  const site = siteSummary(read);
   const items: DoctorItem[] = [
     nodeItem(),
     astroItem(site),
     chromiumItem(),
-    ...siteItems(project, site),
+    ...siteItems(read, site),
     configItem(project),
     openCodeItem(project),
     mcpItem(project),

@@ -8,13 +8,15 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CONFIG_FILE } from "../core/config.ts";
+import { readJson } from "../core/files.ts";
 import type { Project } from "../core/project.ts";
+import { readSite } from "../core/site.ts";
 import { DEFAULT_PREFIX, PREFIX_PATTERN, type ToolGroup } from "../tools/define.ts";
 import { toolsOf } from "../tools/registry.ts";
 import { type FlagSpec, parseFlags, projectAt, UsageError } from "./flags.ts";
 import { validatorAgent } from "./init/agent.ts";
 import { SKILL_FILES, skillFile } from "./init/skill.ts";
-import { readSite, type SiteSummary } from "./site.ts";
+import { type SiteSummary, siteSummary } from "./site.ts";
 
 /**
  * The MCP clients `init --mcp` connects, each with its project configuration and what the
@@ -117,21 +119,12 @@ export function configFile(prefix: string, site: SiteSummary): string {
   return `${JSON.stringify(config, null, 2)}\n`;
 }
 
-function readJson(path: string): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(readFileSync(path, "utf8")) as unknown;
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Installs the harness into `project`; the files it wrote and what to run next. */
 export function init(project: Project, options: InitOptions = {}): InitResult {
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   if (!PREFIX_PATTERN.test(prefix))
     throw new UsageError(`--prefix "${prefix}": a lower-case word of letters and digits (1 to 20), e.g. blog or docs`);
-  const site = readSite(project);
+  const site = siteSummary(readSite(project));
   const recordPath = join(project.root, RECORD);
   const record = (readJson(recordPath)?.files ?? {}) as Record<string, string>;
   const files: InitResult["files"] = [];
@@ -300,7 +293,7 @@ export async function initCommand(args: string[], leading: string | undefined): 
   const json = values.json === true;
   const dir = values.project ?? leading;
   const project = projectAt(dir);
-  const site = readSite(project);
+  const site = siteSummary(readSite(project));
   if (!site.configFile && !site.astro)
     throw new UsageError(
       `${project.root} is not an Astro project (no astro.config.* and no astro in package.json). Run vigie init at the root of an Astro site.`,

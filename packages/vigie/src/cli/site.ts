@@ -1,12 +1,11 @@
-// What `vigie init` and `vigie doctor` read of an Astro project: its Astro version, locales,
-// content collections and critical routes, from files only (nothing of the site runs).
+// What `vigie init` and `vigie doctor` show of an Astro project: its Astro version, and of its
+// Site (core/site.ts) its locales, content collections and critical routes, from files only
+// (nothing of the site runs).
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
-import { readAstroSettings } from "../core/astro/astroConfig.ts";
 import { findCollections } from "../core/astro/collections.ts";
-import type { Project } from "../core/project.ts";
-import { defaultCriticalRoutes } from "../core/validate/runner.ts";
+import type { Site } from "../core/site.ts";
 
 export interface SiteSummary {
   /** The astro.config.* file, relative to the root; absent: not an Astro project (or not yet). */
@@ -50,8 +49,9 @@ export function wantedVersion(root: string, name: string): string | undefined {
   return undefined;
 }
 
-export function readSite(project: Project): SiteSummary {
-  const settings = readAstroSettings(project);
+/** What init and doctor show of `site`. */
+export function siteSummary(site: Site): SiteSummary {
+  const { project, settings } = site;
   const version = installedVersion(project.root, "astro");
   const wanted = wantedVersion(project.root, "astro");
   let collections: SiteSummary["collections"] = [];
@@ -71,6 +71,6 @@ export function readSite(project: Project): SiteSummary {
     ...(settings.defaultLocale ? { defaultLocale: settings.defaultLocale } : {}),
     base: settings.base,
     collections,
-    criticalRoutes: defaultCriticalRoutes(project),
+    criticalRoutes: site.critical,
   };
 }

@@ -1,5 +1,5 @@
 // Small readers of files and URL paths that the core shares; none of them throws.
-import { readFileSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, normalize, resolve, sep } from "node:path";
 
 /** Whether a path is a regular file (false when it does not exist or cannot be read). */
@@ -15,6 +15,53 @@ export function isFile(path: string): boolean {
 export function readText(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+export interface WalkOptions {
+  /** Folders not entered, by name (besides those whose name starts with a dot, never entered). */
+  skip?: ReadonlySet<string>;
+  /** The deepest level of folders read (`dir` is level 0); default: no limit. */
+  maxDepth?: number;
+  /** The files kept, by name; default: all. */
+  keep?: (name: string) => boolean;
+  /** Stops once this many files are found. */
+  limit?: number;
+}
+
+/**
+ * Every file under `dir`, as paths relative to it with forward slashes, sorted. Files and
+ * folders whose name starts with a dot are left out; a folder that cannot be read is skipped.
+ */
+export function walkFiles(dir: string, options: WalkOptions = {}): string[] {
+  const { skip, maxDepth = Number.POSITIVE_INFINITY, keep, limit = Number.POSITIVE_INFINITY } = options;
+  const found: string[] = [];
+  const pending: { folder: string; prefix: string; depth: number }[] = [{ folder: dir, prefix: "", depth: 0 }];
+  for (let next = pending.pop(); next && found.length < limit; next = pending.pop()) {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(next.folder, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith(".") || skip?.has(entry.name)) continue;
+      const path = `${next.prefix}${entry.name}`;
+      if (entry.isDirectory()) {
+        if (next.depth < maxDepth) pending.push({ folder: join(next.folder, entry.name), prefix: `${path}/`, depth: next.depth + 1 });
+      } else if (entry.isFile() && (!keep || keep(entry.name)) && found.length < limit) found.push(path);
+    }
+  }
+  return found.sort();
+}
+
+/** A JSON file's object, or undefined when it cannot be read, is not JSON or holds no object. */
+export function readJson(path: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(readFileSync(path, "utf8")) as unknown;
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }

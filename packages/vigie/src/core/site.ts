@@ -30,7 +30,10 @@ export interface Site {
   readonly critical: string[];
 }
 
-/** The site of `project`, from its config and its last build. */
+/**
+ * The site of `project`, from its config (read through the one cache of the config: an edited
+ * config is read again) and its last build. Read once per run or tool call and passed down.
+ */
 export function readSite(project: Project, settings: AstroSettings = readAstroSettings(project)): Site {
   const rendering = readRendering(project, settings);
   return {

@@ -62,7 +62,7 @@ const viewport = (z: Zod) => z.enum(["desktop", "mobile"]).describe("default des
 
 /** For crawl's `changed`: builds, then chooses the pages whose output differs from the last check's, as `validate --changed` does. */
 async function changedSelection(site: Site, signal: AbortSignal | undefined): Promise<{ site: Site; selection: PageSelection }> {
-  const build = await runBuild(site.project, { signal });
+  const build = await runBuild(site, { signal });
   if (!build.success) {
     const [first] = build.errors;
     throw new VigieError(

@@ -3,11 +3,11 @@ import { relative, resolve } from "node:path";
 import { type Answer, VigieError, writeReport } from "../core/answer.ts";
 import { runBuild } from "../core/build/build.ts";
 import type { BuildIssue } from "../core/build/output.ts";
-import { runCheck } from "../core/check/check.ts";
 import { checkSiteLinks } from "../core/checks/links.ts";
 import { LINTERS, type Linter, lint } from "../core/lint/lint.ts";
 import type { LintProblem } from "../core/lint/problem.ts";
 import { readSite } from "../core/site.ts";
+import { runCheck } from "../core/typecheck/typecheck.ts";
 import { lines, more } from "./answers.ts";
 import { defineTool, type ToolDefinition } from "./define.ts";
 
@@ -78,7 +78,10 @@ const run = defineTool({
   lists: { errors: 3, warnings: 3, outputTail: { show: 20, keep: "last" }, "errors.details": 3, "warnings.details": 3 },
   limits: { "errors.message": 220, "warnings.message": 160 },
   run: async (args, context) => {
-    const result = await runBuild(context.project, { timeoutMs: args.timeoutS ? args.timeoutS * 1000 : undefined, signal: context.signal });
+    const result = await runBuild(readSite(context.project), {
+      timeoutMs: args.timeoutS ? args.timeoutS * 1000 : undefined,
+      signal: context.signal,
+    });
     const answer: Answer = {
       success: result.success,
       durationS: result.durationS,
@@ -154,7 +157,7 @@ const lintTool = defineTool({
       }
     }
     const linters: readonly Linter[] = !args.linter || args.linter === "all" ? LINTERS : [args.linter];
-    const result = await lint(project, { linters, only: args.path ? [args.path] : undefined, signal: context.signal });
+    const result = await lint(readSite(project), { linters, only: args.path ? [args.path] : undefined, signal: context.signal });
     const all = [...(result.content?.problems ?? []), ...(result.mermaid?.problems ?? [])];
     const report = writeReport(project, "lint.json", result);
     const answer: Answer = { success: all.length === 0, fileCount: result.files };

@@ -42,10 +42,11 @@ const start = defineTool({
   run: async (args, context) => {
     const { loadConfig } = await import("../core/config.ts");
     const { startDevServer } = await import("../core/devServer/start.ts");
+    const { readSite } = await import("../core/site.ts");
     // vigie.config.json may name the dev command and the port; the arguments win.
     const config = loadConfig(context.project);
     const mode = args.mode ?? "dev";
-    const result = await startDevServer(context.project, {
+    const result = await startDevServer(readSite(context.project), {
       ...(mode === "dev" && config.dev?.command ? { command: config.dev.command } : {}),
       ...(config.dev?.port !== undefined ? { port: config.dev.port } : {}),
       ...args,

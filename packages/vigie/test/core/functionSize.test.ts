@@ -1,7 +1,7 @@
 // No function of packages/vigie/src is longer than 80 lines: a longer one is split into named
 // functions that say what they do. Every function counts (declarations, methods, arrow
 // functions, function expressions), from its first line to its last, read with TypeScript's
-// own parser.
+// own parser, in TypeScript and JavaScript files alike (.ts, .mts, .js, .mjs, .cjs).
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -27,7 +27,8 @@ function nameOf(node: ts.SignatureDeclaration): string {
 
 /** Every function with a body in `text`, with its length in lines. */
 export function functionLengths(file: string, text: string): Measured[] {
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const kind = /\.[cm]?jsx?$/.test(file) ? ts.ScriptKind.JS : ts.ScriptKind.TS;
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind);
   const found: Measured[] = [];
   const visit = (node: ts.Node) => {
     if (ts.isFunctionLike(node) && "body" in node && node.body) {
@@ -43,7 +44,7 @@ export function functionLengths(file: string, text: string): Measured[] {
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && /\.[cm]?tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts"))
+    .filter((entry) => entry.isFile() && /\.[cm]?[jt]sx?$/.test(entry.name) && !entry.name.endsWith(".d.ts"))
     .map((entry) => join(entry.parentPath, entry.name))
     .sort();
 }
@@ -71,6 +72,10 @@ describe("function size", () => {
   test(`no function in packages/vigie/src is over ${MAX_LINES} lines`, () => {
     const files = sourceFiles(SRC);
     assert.ok(files.length > 50, `source files found: ${files.length}`);
+    assert.ok(
+      files.some((file) => file.endsWith(".mjs")),
+      "the .mjs files are measured",
+    );
     const long = files
       .flatMap((file) => functionLengths(relative(SRC, file), readFileSync(file, "utf8")))
       .filter(({ lines }) => lines > MAX_LINES)

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { type Answer, MAX_ANSWER_BYTES } from "../../src/core/answer.ts";
 import { runBuild } from "../../src/core/build/build.ts";
 import { closeMermaidParsers } from "../../src/core/lint/mermaid/parser.ts";
+import { readSite } from "../../src/core/site.ts";
 import { buildTools } from "../../src/tools/build.ts";
 import { runTool } from "../../src/tools/run.ts";
 import { appendBlock, articles } from "../support/articles.ts";
@@ -186,7 +187,7 @@ describe("blog_build_run on faults that break the build", () => {
   });
 
   test("a build past its timeout is killed with its whole process group", async () => {
-    const result = await runBuild(parseFault, { timeoutMs: 1500 });
+    const result = await runBuild(readSite(parseFault), { timeoutMs: 1500 });
     assert.equal(result.success, false);
     assert.equal(result.timedOut, true);
     assert.match(result.errors[0]?.message ?? "", /timed out after 1\.5 s/);

@@ -129,9 +129,38 @@ function adapterOf(scope: ConfigScope | undefined, config: AnyNode | undefined):
   return module ? { adapter: module } : call ? { adapter: "an adapter" } : {};
 }
 
+/** The settings parsed last, by project root, with the config file and text they were parsed from. */
+const parsed = new Map<string, { configFile?: string; text?: string; settings: AstroSettings }>();
+
+/**
+ * The config's settings: parsed once per content of the config file (an edited, added or removed
+ * config is parsed again); every reader of the config in vigie goes through here. The answer is
+ * shared and frozen.
+ */
 export function readAstroSettings(project: Project): AstroSettings {
   const configFile = CONFIG_FILES.find((name) => existsSync(join(project.root, name)));
-  const program = configFile ? parseConfigScript(configFile, readFileSync(join(project.root, configFile), "utf8")) : undefined;
+  let text: string | undefined;
+  try {
+    text = configFile ? readFileSync(join(project.root, configFile), "utf8") : undefined;
+  } catch {
+    // removed meanwhile: read as no config
+  }
+  const last = parsed.get(project.root);
+  if (last && last.configFile === configFile && last.text === text) return last.settings;
+  const settings = Object.freeze(parseAstroSettings(project, configFile, text));
+  parsed.set(project.root, { configFile, text, settings });
+  configReads++;
+  return settings;
+}
+
+let configReads = 0;
+/** How many times a config was parsed in this process (the cache's misses). */
+export function astroConfigReads(): number {
+  return configReads;
+}
+
+function parseAstroSettings(project: Project, configFile: string | undefined, text: string | undefined): AstroSettings {
+  const program = configFile && text !== undefined ? parseConfigScript(configFile, text) : undefined;
   const scope = program ? new ConfigScope(program) : undefined;
   const config = program && scope ? configObject(program, scope) : undefined;
   const setting = (name: string) => scope?.string(scope.property(config, name));

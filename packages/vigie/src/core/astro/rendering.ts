@@ -2,12 +2,13 @@
 // route (its source file, page or endpoint, prerendered or rendered on demand) from the route
 // list Astro embeds in the server bundle of a build. Where an adapter puts the prerendered
 // HTML, and how a build of it can be served on this machine, follow from the adapter.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import { walkFiles } from "../files.ts";
 import { netlifyNotes, readNetlifyOutput } from "../production/netlifyOutput.ts";
 import { readVercelOutput, vercelNotes } from "../production/vercelOutput.ts";
 import type { Project } from "../project.ts";
-import { type AstroSettings, readAstroSettings } from "./astroConfig.ts";
+import type { AstroSettings } from "./astroConfig.ts";
 
 /**
  * How the production pass serves a build: vigie's static server, the adapter's own server
@@ -83,15 +84,9 @@ const ADAPTERS: Record<string, AdapterFacts> = {
 /** A route list is looked for in files up to this size. */
 const MAX_BUNDLE_BYTES = 20_000_000;
 
-function scriptsUnder(dir: string, depth = 0): string[] {
-  if (depth > 6 || !existsSync(dir)) return [];
-  const found: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory() && entry.name !== "node_modules") found.push(...scriptsUnder(path, depth + 1));
-    else if (entry.isFile() && /\.m?js$/.test(entry.name)) found.push(path);
-  }
-  return found;
+function scriptsUnder(dir: string): string[] {
+  const scripts = walkFiles(dir, { skip: new Set(["node_modules"]), maxDepth: 6, keep: (name) => /\.m?js$/.test(name) });
+  return scripts.map((path) => join(dir, path));
 }
 
 /** The JSON array that starts at `start` (a "["), read up to its closing bracket. */
@@ -174,7 +169,7 @@ function serveNoteOf(project: Project, adapter: string, facts: AdapterFacts, out
 }
 
 /** How the site renders and how its build is served, from its config and its last build. */
-export function readRendering(project: Project, settings: AstroSettings = readAstroSettings(project)): Rendering {
+export function readRendering(project: Project, settings: AstroSettings): Rendering {
   const { output, adapter, outDir } = settings;
   const at = (path: string) => join(project.root, path.replace("{outDir}", relative(project.root, outDir) || "."));
   if (!adapter) {

@@ -3,11 +3,12 @@
 // for its status and runtime faults with bounded concurrency, one reused page per worker.
 import type { BrowserContext, Page } from "playwright-core";
 import { clip } from "../answer.ts";
+import { runPool } from "../pool.ts";
 import { SourceFiles } from "../source/files.ts";
 import { locateImage } from "../source/images.ts";
 import { unknown } from "../source/located.ts";
 import { cachedFetcher, type FetchText } from "../source/sourceMaps.ts";
-import { sleep, withTimeout } from "../wait.ts";
+import { withTimeout } from "../wait.ts";
 import { quickContentAudit, runAxe, type Violation } from "./a11y.ts";
 import { checkPageAsSite } from "./devMachinery.ts";
 import { type CheckOptions, hasFaults, type PageFindings } from "./findings.ts";
@@ -297,6 +298,12 @@ function auditor(options: CrawlOptions): Visit["audit"] {
   };
 }
 
+/** A crawl worker's own pages: its page, and its phone page once one of its pages needs it. */
+interface Worker {
+  page: Page;
+  phonePage?: Page;
+}
+
 export async function crawlSite(session: BrowserSession, baseUrl: string, options: CrawlOptions = {}): Promise<CrawlResult> {
   const started = Date.now();
   const maxPages = options.maxPages ?? 500;
@@ -321,45 +328,39 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
 
   await session.withPage(async (firstPage, context) => {
     let spare: Page | undefined = firstPage;
-    const worker = async () => {
-      let page = spare ?? (await context.newPage());
-      let phonePage: Page | undefined;
+    const open = async (): Promise<Worker> => {
+      const page = spare ?? (await context.newPage());
       spare = undefined;
-      while (!options.signal?.aborted) {
-        const path = frontier.take();
-        if (path === undefined) {
-          // Another worker may still find links to follow.
-          if (frontier.active === 0) break;
-          await sleep(25);
-          continue;
+      return { page };
+    };
+    const task = async (path: string, worker: Worker) => {
+      frontier.active += 1;
+      const from = frontier.linkedFrom(path);
+      const followThis = follow || (!options.shard && (alsoPaths.has(path) || from !== undefined));
+      let { checked, links } = await visit(worker.page, path, run, followThis);
+      if (checked.narrow?.length && checked.status > 0 && checked.status < 400 && !options.signal?.aborted) {
+        // What the phone costs this page: its check, and the phone's context or page when this is the first.
+        const opening = Date.now();
+        worker.phonePage ??= await phone.page().catch(() => undefined);
+        if (worker.phonePage) {
+          const opened = Date.now() - opening;
+          checked = { ...checked, ...(await checkOnPhone(worker.phonePage, checked, options, pageTimeoutMs)) };
+          if (checked.phone) checked.phone.ms += opened;
         }
-        frontier.active += 1;
-        const from = frontier.linkedFrom(path);
-        const followThis = follow || (!options.shard && (alsoPaths.has(path) || from !== undefined));
-        let { checked, links } = await visit(page, path, run, followThis);
-        if (checked.narrow?.length && checked.status > 0 && checked.status < 400 && !options.signal?.aborted) {
-          // What the phone costs this page: its check, and the phone's context or page when this is the first.
-          const opening = Date.now();
-          phonePage ??= await phone.page().catch(() => undefined);
-          if (phonePage) {
-            const opened = Date.now() - opening;
-            checked = { ...checked, ...(await checkOnPhone(phonePage, checked, options, pageTimeoutMs)) };
-            if (checked.phone) checked.phone.ms += opened;
-          }
-          if (phonePage?.isClosed()) phonePage = undefined;
-        }
-        frontier.pages.push(checked);
-        if (from) checked.linkedFrom = from;
-        frontier.add(links, path);
-        // Only failing pages are located; the page is not needed (sources, and scripts fetched again).
-        if (locator && (hasFaults(checked) || checked.a11y?.some((v) => v.srcs?.length))) await locatePage(checked, locator);
-        frontier.active -= 1;
-        options.onProgress?.(frontier.pages.length, Math.min(frontier.discovered, maxPages), path);
-        if (page.isClosed()) page = await context.newPage();
+        if (worker.phonePage?.isClosed()) worker.phonePage = undefined;
       }
+      frontier.pages.push(checked);
+      if (from) checked.linkedFrom = from;
+      frontier.add(links, path);
+      // Only failing pages are located; the page is not needed (sources, and scripts fetched again).
+      if (locator && (hasFaults(checked) || checked.a11y?.some((v) => v.srcs?.length))) await locatePage(checked, locator);
+      frontier.active -= 1;
+      options.onProgress?.(frontier.pages.length, Math.min(frontier.discovered, maxPages), path);
+      if (worker.page.isClosed()) worker.page = await context.newPage();
     };
     try {
-      await Promise.all(Array.from({ length: concurrency }, worker));
+      // Another worker may still find links to follow: an idle worker waits for it.
+      await runPool({ size: concurrency, take: () => frontier.take(), task, open, ...(options.signal ? { signal: options.signal } : {}) });
     } finally {
       await phone.close();
     }

@@ -1,12 +1,12 @@
 // The production build, with a timeout that kills the whole
 // process group, its errors and warnings mapped to source files, and what it wrote.
 import { writeReport } from "../answer.ts";
-import { readAstroSettings } from "../astro/astroConfig.ts";
 import { loadConfig } from "../config.ts";
 import { writingAstroFiles } from "../devServer/settled.ts";
 import { tailLines } from "../process/output.ts";
 import { type CommandEnd, runCommand } from "../process/spawn.ts";
 import type { Project } from "../project.ts";
+import type { Site } from "../site.ts";
 import { mapsKept, planCheckBuild } from "./checkBuild.ts";
 import { distStats } from "./dist.ts";
 import { locateIssues } from "./locate.ts";
@@ -77,9 +77,10 @@ const queue = new Map<string, Promise<unknown>>();
  * Builds the project. A build asked for while another of the same project runs waits for it,
  * then runs with its own command and timeout (two builds never write the output folder at once).
  */
-export function runBuild(project: Project, options: BuildOptions = {}): Promise<BuildResult> {
+export function runBuild(site: Site, options: BuildOptions = {}): Promise<BuildResult> {
+  const { project } = site;
   const before = queue.get(project.root) ?? Promise.resolve();
-  const build = before.catch(() => undefined).then(() => buildOnce(project, options));
+  const build = before.catch(() => undefined).then(() => buildOnce(project, site.outDir, options));
   queue.set(project.root, build);
   void build
     .finally(() => {
@@ -89,11 +90,10 @@ export function runBuild(project: Project, options: BuildOptions = {}): Promise<
   return build;
 }
 
-async function buildOnce(project: Project, options: BuildOptions): Promise<BuildResult> {
+async function buildOnce(project: Project, outDir: string, options: BuildOptions): Promise<BuildResult> {
   const config = loadConfig(project).build;
   const given = options.command ?? config?.command;
   const timeoutMs = options.timeoutMs ?? (config?.timeoutS ? config.timeoutS * 1000 : DEFAULT_BUILD_TIMEOUT_MS);
-  const outDir = readAstroSettings(project).outDir;
   // `npm run build` of a plain `astro build` runs as the build for checking (checkBuild.ts).
   const plan = planCheckBuild(project, given ?? DEFAULT_BUILD_COMMAND, given === undefined);
   const { command } = plan;

@@ -1,6 +1,7 @@
 // What a build wrote: pages (HTML files) and bytes, counted from the output folder.
-import { readdirSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
+import { walkFiles } from "../files.ts";
 
 export interface DistStats {
   exists: boolean;
@@ -9,27 +10,6 @@ export interface DistStats {
   distBytes: number;
   /** The largest JavaScript files, biggest first, paths relative to the output folder. */
   largestScripts: { file: string; bytes: number }[];
-}
-
-/** Every file under `dir` (dot-folders such as .prerender excluded), relative paths. */
-export function listFiles(dir: string): string[] {
-  const files: string[] = [];
-  const visit = (folder: string, prefix: string) => {
-    let entries: import("node:fs").Dirent[];
-    try {
-      entries = readdirSync(folder, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      if (entry.name.startsWith(".")) continue;
-      const path = prefix ? `${prefix}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) visit(join(folder, entry.name), path);
-      else if (entry.isFile()) files.push(path);
-    }
-  };
-  visit(dir, "");
-  return files.sort();
 }
 
 /** Counts the output folder; with `since`, only files written at or after that time (ms since epoch). */
@@ -43,7 +23,7 @@ export function distStats(dir: string, since?: number): DistStats {
   const stats: DistStats = { exists, pageCount: 0, fileCount: 0, distBytes: 0, largestScripts: [] };
   if (!exists) return stats;
   const scripts: { file: string; bytes: number }[] = [];
-  for (const file of listFiles(dir)) {
+  for (const file of walkFiles(dir)) {
     const info = statSync(join(dir, file));
     if (since !== undefined && info.mtimeMs < since) continue;
     stats.fileCount++;

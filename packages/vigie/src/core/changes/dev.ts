@@ -12,13 +12,14 @@ import type { BrowserSession } from "../browser/session.ts";
 import { crawlSitePages } from "../checks/pages.ts";
 import type { VigieConfig } from "../config.ts";
 import { DEV_CHANGES_ROUTE, DEV_CONFIG } from "../devServer/devConfig.ts";
+import type { DevChangesAnswer as DevAnswer, DevEvent, DevTypesAnswer } from "../devServer/devProtocol.ts";
 import { readDevServerRecord } from "../devServer/index.ts";
 import { inspect } from "../devServer/state.ts";
 import { readDevPort } from "../devServer/status.ts";
 import { StepError } from "../nextStep.ts";
 import { type Project, statePath } from "../project.ts";
 import type { Site } from "../site.ts";
-import { type DevRoute, pagesReached, type Reached } from "./reach.ts";
+import { pagesReached } from "./reach.ts";
 
 export const DEFAULT_PAGE_LIMIT = 5;
 /** How long a call waits for the server's watcher to see a file saved before it. */
@@ -27,22 +28,8 @@ const WATCH_WAIT_MS = 2000;
 const APPLY_WAIT_MS = 1500;
 const POLL_MS = 50;
 
-/** The last thing the server told its browsers. */
-export interface DevEvent {
-  seq: number;
-  kind: "hmr" | "full-reload" | "error";
-  message?: string;
-  file?: string;
-}
-
-interface DevAnswer {
-  seq: number;
-  lastChangeSeq: number;
-  changed: string[];
-  reached: Reached;
-  last?: DevEvent;
-  routes: DevRoute[];
-}
+/** The last thing the server told its browsers (the dev endpoint's event), or the compile error a check found. */
+export type AppliedEvent = Omit<DevEvent, "at">;
 
 /** A fault as the baseline keeps it: what identifies it, and how an answer shows it. */
 interface KeptFault {
@@ -84,7 +71,7 @@ export interface DevChangesResult {
   /** Set when this call took the baseline: its page count and duration. */
   baseline?: { pages: number; ms: number; faults: number };
   changed: string[];
-  applied?: DevEvent;
+  applied?: AppliedEvent;
   /** Changed files that no page loaded so far uses (not in the module graph, not a content entry of a page). */
   unused: string[];
   reached: string[];
@@ -128,7 +115,7 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   // The type check runs in the server while the pages are checked.
   const types = typeErrors(origin, answer.changed, options.signal);
   const checked: PageDelta[] = [];
-  let compileError: DevEvent | undefined;
+  let compileError: AppliedEvent | undefined;
   const now = await checkPages(site, origin, toCheck, options);
   for (const path of toCheck) {
     const faults = now.get(path);
@@ -231,9 +218,9 @@ async function typeErrors(origin: string, changed: string[], signal?: AbortSigna
     const response = await fetch(`${origin}${DEV_CHANGES_ROUTE}/types?files=${encodeURIComponent(files.join(","))}`, {
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
-    const body = (await response.json()) as { errors?: { source: string; message: string }[]; unavailable?: string };
-    if (body.errors) return { types: { errors: body.errors } };
-    return { types: { unavailable: body.unavailable ?? "the checker gave no answer" } };
+    const body = (await response.json()) as DevTypesAnswer;
+    if ("errors" in body) return { types: { errors: body.errors } };
+    return { types: { unavailable: body.unavailable || "the checker gave no answer" } };
   } catch (error) {
     const why = timeout.aborted ? `the checker took more than ${TYPES_TIMEOUT_MS / 1000} s` : (error as Error).message;
     return { types: { unavailable: why } };

@@ -5,6 +5,7 @@
 // slug, a module the graph does not know) sends the run back to the build, and says why.
 import { existsSync } from "node:fs";
 import { readDevPort } from "../devServer/status.ts";
+import { eachAtMost } from "../pool.ts";
 import type { Site } from "../site.ts";
 import { baselinePages, hasWarmChecker, untilServerSaw } from "./dev.ts";
 import { builtPagePaths, readPagesRecord } from "./pages.ts";
@@ -126,16 +127,12 @@ async function renderPages(origin: string, paths: string[], signal?: AbortSignal
   const started = Date.now();
   const deadline = AbortSignal.timeout(WARM_TIMEOUT_MS);
   const stop = signal ? AbortSignal.any([signal, deadline]) : deadline;
-  const queue = [...paths];
-  const worker = async () => {
-    for (let path = queue.shift(); path !== undefined && !stop.aborted; path = queue.shift()) {
-      await fetch(`${origin}${path}`, { signal: stop, redirect: "manual" }).then(
-        (response) => response.arrayBuffer(),
-        () => undefined,
-      );
-    }
-  };
-  await Promise.all(Array.from({ length: WARM_CONCURRENCY }, worker));
+  const render = (path: string) =>
+    fetch(`${origin}${path}`, { signal: stop, redirect: "manual" }).then(
+      (response) => response.arrayBuffer(),
+      () => undefined,
+    );
+  await eachAtMost(paths, WARM_CONCURRENCY, async (path) => void (await render(path)), stop);
   if (stop.aborted) throw new Error(`rendering the site's ${paths.length} pages took over ${WARM_TIMEOUT_MS / 1000} s`);
   return { pages: paths.length, ms: Date.now() - started };
 }

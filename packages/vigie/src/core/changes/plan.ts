@@ -3,11 +3,11 @@
 // what every check depends on (the Astro, content or vigie config) or git cannot tell.
 import { existsSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { readAstroSettings } from "../astro/astroConfig.ts";
 import { findCollections } from "../astro/collections.ts";
 import { readFrontmatter } from "../astro/frontmatter.ts";
 import { readText } from "../files.ts";
 import type { Project } from "../project.ts";
+import type { Site } from "../site.ts";
 import { fileAt, gitChanges } from "./git.ts";
 
 export interface ChangePlan {
@@ -48,13 +48,14 @@ const SYNCED =
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
 
 /** The plan for `vigie validate --changed [ref]`; throws a VigieError for an unknown ref. */
-export function planChanges(project: Project, ref?: string): ChangePlan {
+export function planChanges(site: Site, ref?: string): ChangePlan {
+  const { project } = site;
   const changes = gitChanges(project.root, ref);
   if (!changes.git) {
     const why = `${changes.reason}: no change to compare with, everything is checked`;
     return { files: [], check: true, sync: true, everything: why, notes: [why] };
   }
-  const outDir = relative(project.root, readAstroSettings(project).outDir).split(sep).join("/");
+  const outDir = relative(project.root, site.outDir).split(sep).join("/");
   const state = relative(project.root, project.stateDir).split(sep).join("/");
   const ours = (file: string) => [outDir, state, ".astro", "node_modules"].some((dir) => file === dir || file.startsWith(`${dir}/`));
   const files = changes.files.filter((file) => !ours(file));

@@ -5,31 +5,11 @@
 import { basename, extname, join } from "node:path";
 import { readFrontmatter } from "../astro/frontmatter.ts";
 import { DEV_CHANGES_ROUTE } from "../devServer/devConfig.ts";
+import type { DevReachAnswer, DevRoute, Reached } from "../devServer/devProtocol.ts";
 import { readText } from "../files.ts";
 import type { Project } from "../project.ts";
 
-/** One route as the dev integration lists it. */
-export interface DevRoute {
-  pattern: string;
-  regex: string;
-  entrypoint: string;
-  type: string;
-  params: string[];
-}
-
-/** What one file reaches in the module graph. */
-export interface FileReach {
-  /** A content entry: its pages are those that render it (by slug). */
-  content?: boolean;
-  /** Whether the graph has the file at all (a page using it was rendered since the server started). */
-  known?: boolean;
-  /** The page components (src/pages/...) its importers lead to. */
-  pages: string[];
-  /** The content entries that import it (a component in an MDX article): their pages only. */
-  entries?: string[];
-}
-
-export type Reached = Record<string, FileReach>;
+export type { DevRoute, FileReach, Reached } from "../devServer/devProtocol.ts";
 
 /**
  * The pages of `paths` (as a crawl knows them) the changed files reach, those reached through a
@@ -102,14 +82,7 @@ function contentSlugs(project: Project, file: string): Set<string> {
 }
 
 /** What the dev server's graph says of `files` now; throws when the server does not answer as vigie's dev integration does. */
-export interface ReachAnswer {
-  reached: Reached;
-  routes: DevRoute[];
-  /** The URL paths of the pages the server rendered since it started. */
-  rendered: string[];
-}
-
-export async function askReach(origin: string, files: string[], signal?: AbortSignal): Promise<ReachAnswer> {
+export async function askReach(origin: string, files: string[], signal?: AbortSignal): Promise<DevReachAnswer> {
   const timeout = AbortSignal.timeout(10_000);
   const response = await fetch(`${origin}${DEV_CHANGES_ROUTE}/reach?files=${encodeURIComponent(files.join(","))}`, {
     signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
@@ -117,5 +90,5 @@ export async function askReach(origin: string, files: string[], signal?: AbortSi
   if (!response.ok || !(response.headers.get("content-type") ?? "").includes("json")) {
     throw new Error(`the dev server answered ${response.status} without its module graph`);
   }
-  return (await response.json()) as ReachAnswer;
+  return (await response.json()) as DevReachAnswer;
 }

@@ -22,7 +22,7 @@ export function changedPages(site: Site, plan: ChangePlan | undefined = gitPlan(
 /** The working tree against HEAD; none when git cannot tell (no repository, no commit yet). */
 function gitPlan(site: Site): ChangePlan | undefined {
   try {
-    return planChanges(site.project);
+    return planChanges(site);
   } catch {
     return undefined;
   }

@@ -5,7 +5,7 @@ import { onDemandRoute, type Site } from "../site.ts";
 
 export function checkSiteLinks(site: Site): Promise<LinkCheckResult> {
   const onDemand = site.routes?.some((route) => !route.prerender);
-  return checkLinks(site.project, {
+  return checkLinks(site, {
     dir: site.staticDir,
     ...(onDemand ? { onDemand: (pathname: string) => onDemandRoute(site, pathname) !== undefined } : {}),
   });

@@ -4,8 +4,8 @@
 // reaches. The project's config is never touched; without one, the integration alone.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { readAstroSettings } from "../astro/astroConfig.ts";
 import type { Project } from "../project.ts";
+import type { Site } from "../site.ts";
 
 /** Where the generated config and the integration live, relative to the project root. */
 export const DEV_CONFIG_DIR = ".opencode/dev";
@@ -31,14 +31,15 @@ export default typeof userConfig === "function" ? async (...args) => withVigie(a
 }
 
 /** Writes the wrapper and the integration; answers the config's path relative to the root. */
-export function writeDevConfig(project: Project): string {
+export function writeDevConfig(site: Site): string {
+  const { project } = site;
   const dir = join(project.root, DEV_CONFIG_DIR);
   mkdirSync(dir, { recursive: true });
   const integration = join(dir, "vigie-dev.mjs");
   if (!existsSync(integration) || readFileSync(integration, "utf8") !== readFileSync(INTEGRATION, "utf8")) {
     copyFileSync(INTEGRATION, integration);
   }
-  writeFileSync(join(project.root, DEV_CONFIG), wrapper(readAstroSettings(project).configFile));
+  writeFileSync(join(project.root, DEV_CONFIG), wrapper(site.settings.configFile));
   return DEV_CONFIG;
 }
 

@@ -5,11 +5,10 @@ import { once } from "node:events";
 import { closeSync, existsSync, linkSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { clip, VigieError } from "../answer.ts";
-import { readAstroSettings } from "../astro/astroConfig.ts";
-import { readRendering } from "../astro/rendering.ts";
 import { bootId, isLive, readProcStat, requireProc } from "../process/inspect.ts";
 import { projectNode, runnerFile } from "../production/outputServer.ts";
 import { type Project, relativePath } from "../project.ts";
+import type { Site } from "../site.ts";
 import { type AstroServer, astroLogPath, findAstroServer, removeAstroLocks, type StartedBy, startedBy } from "./astroLock.ts";
 import { devScriptTakesConfig, writeDevConfig } from "./devConfig.ts";
 import { withLock } from "./lock.ts";
@@ -113,11 +112,12 @@ export type StartResult =
     } & RunningServer)
   | ({ kind: "failed"; error: string } & StartFailure);
 
-export async function startDevServer(project: Project, options: StartOptions = {}): Promise<StartResult> {
+export async function startDevServer(site: Site, options: StartOptions = {}): Promise<StartResult> {
+  const { project } = site;
   requireProc();
   const timeoutMs = options.timeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
   const mode = options.mode ?? "dev";
-  const output = mode === "preview" && !options.command ? outputPreview(project) : undefined;
+  const output = mode === "preview" && !options.command ? outputPreview(site) : undefined;
   const command = checkCommand(options.command ?? output?.command ?? DEFAULT_COMMANDS[mode]);
   return withLock(project, "dev-server", { waitMs: timeoutMs + 30_000 }, async () => {
     const state = inspect(project);
@@ -128,7 +128,7 @@ export async function startDevServer(project: Project, options: StartOptions = {
     // A crash record, a stale pid file: start afresh (the old log is replaced below).
     if (state.kind !== "none") clearRecord(project);
 
-    const outDir = output?.needs ?? readAstroSettings(project).outDir;
+    const outDir = output?.needs ?? site.outDir;
     if (mode === "preview" && !options.command && !existsSync(outDir)) {
       const error = `preview needs a build: there is no ${relativePath(project, outDir)}/ folder`;
       return { kind: "failed", error, reason: "needs-build" };
@@ -136,7 +136,7 @@ export async function startDevServer(project: Project, options: StartOptions = {
     // A dev server writes .astro/ as it starts: this process's astro sync, check or build writing it now ends first.
     if (mode === "dev") await untilAstroFilesWritten(project);
     // The default dev command runs with vigie's wrapped config: the server can then say what a change reaches.
-    if (mode === "dev" && !options.command && devScriptTakesConfig(project)) command.push("--config", writeDevConfig(project));
+    if (mode === "dev" && !options.command && devScriptTakesConfig(project)) command.push("--config", writeDevConfig(site));
     // Between the bind test and the server's own listen (seconds, for `astro preview`),
     // another process may take a free port: without an asked port, the next free one is tried.
     let lost: number | undefined;
@@ -170,9 +170,9 @@ export async function startDevServer(project: Project, options: StartOptions = {
  * Netlify's): vigie's offline server of its build output, run by the project's Node as validate
  * runs it; with the folder it needs.
  */
-function outputPreview(project: Project): { command: string[]; needs: string } | undefined {
-  const settings = readAstroSettings(project);
-  const { serve, outputKind } = readRendering(project, settings);
+function outputPreview(site: Site): { command: string[]; needs: string } | undefined {
+  const { project, settings } = site;
+  const { serve, outputKind } = site.rendering;
   if (serve !== "output" || !outputKind) return undefined;
   // The port is a number in the runner's JSON: the placeholder goes in unquoted.
   const runner = JSON.stringify({ kind: outputKind, root: project.root, publish: settings.outDir, port: 0 }).replace(

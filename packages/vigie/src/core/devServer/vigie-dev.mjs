@@ -7,6 +7,9 @@
 // now (and the pages the server rendered, whose modules its graph knows); GET /__vigie/dev/types?files=a,b answers the type errors of those files from Astro's
 // checker, kept warm in this process (it ends with the server). Plain JavaScript, no
 // dependency: it runs inside the user's Astro.
+// Its answers are typed in devProtocol.ts, beside it in vigie (the client reads the same types);
+// test/core/devServer/devProtocol.test.ts type-checks this file against them through its JSDoc.
+/** @import { DevChangesAnswer, DevEvent, DevReachAnswer, DevRoute, DevTypesAnswer, FileReach, Reached } from "./devProtocol.ts" */
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -17,7 +20,24 @@ const MAX_REACH = 200;
 const MAX_RENDERED = 20000;
 const CONTENT = /\.(md|mdx|markdown|mdoc|json|ya?ml|toml|csv)$/i;
 
+/**
+ * What the integration knows of the project, from Astro's hooks.
+ * @typedef {{ root: string; srcDir: string; pagesDir: string; routes: DevRoute[] }} DevState
+ */
+
+/**
+ * What the plugin has seen of the server's life: the files changed, the pages rendered, the last
+ * thing told to the browsers, under one sequence of numbers.
+ * @typedef {object} Seen
+ * @property {number} seq
+ * @property {{ seq: number; at: number; file: string; event: string }[]} changes
+ * @property {Set<string>} rendered
+ * @property {DevEvent | undefined} last
+ * @property {(file: string) => string} rel
+ */
+
 export default function vigieDev() {
+  /** @type {DevState} */
   const state = { root: process.cwd(), srcDir: "", pagesDir: "", routes: [] };
   return {
     name: "vigie-dev",
@@ -29,116 +49,162 @@ export default function vigieDev() {
         updateConfig({ vite: { plugins: [vigieDevPlugin(state)] } });
       },
       "astro:routes:resolved": ({ routes }) => {
-        state.routes = routes.map((route) => ({
-          pattern: route.pattern,
-          regex: route.patternRegex.source,
-          entrypoint: String(route.entrypoint),
-          type: route.type,
-          params: route.params,
-          prerender: route.isPrerendered,
-        }));
+        state.routes = routes.map(devRoute);
       },
     },
   };
 }
 
+/**
+ * One of Astro's resolved routes, as the endpoint lists it.
+ * @returns {DevRoute}
+ */
+function devRoute(route) {
+  return {
+    pattern: route.pattern,
+    regex: route.patternRegex.source,
+    entrypoint: String(route.entrypoint),
+    type: route.type,
+    params: route.params,
+    prerender: route.isPrerendered,
+  };
+}
+
+/** @param {DevState} state */
 function vigieDevPlugin(state) {
-  let seq = 0;
-  const changes = [];
-  const rendered = new Set();
-  let last;
-  const rel = (file) => relative(state.root, file).split(sep).join("/");
-  const noted = (event) => {
-    seq += 1;
-    last = { seq, at: Date.now(), ...event };
+  /** @type {Seen} */
+  const seen = {
+    seq: 0,
+    changes: [],
+    rendered: new Set(),
+    last: undefined,
+    rel: (file) => relative(state.root, file).split(sep).join("/"),
   };
   return {
     name: "vigie-dev",
     apply: "serve",
     configureServer(server) {
-      server.watcher.on("all", (event, file) => {
-        if (!["add", "change", "unlink"].includes(event)) return;
-        const path = rel(file);
-        if (path.startsWith("..") || /(^|\/)(node_modules|\.git|\.astro|\.opencode|dist)\//.test(path)) return;
-        seq += 1;
-        changes.push({ seq, at: Date.now(), file: path, event });
-        if (changes.length > MAX_CHANGES) changes.shift();
-      });
+      watchChanges(server, seen);
       // What the browsers are told: an HMR update, a full reload, or an error for the overlay.
-      const watchSend = (channel) => {
-        if (!channel || typeof channel.send !== "function" || channel.__vigie) return;
-        const send = channel.send.bind(channel);
-        channel.__vigie = true;
-        channel.send = (...args) => {
-          try {
-            const payload = typeof args[0] === "string" ? { type: "custom", event: args[0] } : args[0];
-            if (payload?.type === "update") noted({ kind: "hmr", files: (payload.updates ?? []).map((u) => u.path).slice(0, 5) });
-            else if (payload?.type === "full-reload") noted({ kind: "full-reload", ...(payload.path ? { path: payload.path } : {}) });
-            else if (payload?.type === "error") noted({ kind: "error", ...errorOf(payload.err, rel) });
-          } catch {
-            // never break the server for a note
-          }
-          return send(...args);
-        };
-      };
-      watchSend(server.ws);
-      watchSend(server.environments?.client?.hot);
-      server.middlewares.use((request, response, next) => {
-        const url = new URL(request.url ?? "/", "http://localhost");
-        // The pages this server rendered: its module graph knows what each of them uses.
-        if (request.method === "GET" && !/^\/(@|__|node_modules\/|src\/)/.test(url.pathname)) {
-          response.once("finish", () => {
-            if (rendered.size < MAX_RENDERED && String(response.getHeader("content-type") ?? "").includes("text/html")) {
-              rendered.add(url.pathname);
-            }
-          });
-        }
-        if (url.pathname === "/__vigie/dev/types") {
-          const files = (url.searchParams.get("files") ?? "").split(",").filter(Boolean);
-          typeErrors(state, files, rel).then(
-            (answer) => reply(response, 200, answer),
-            (error) =>
-              reply(response, 200, {
-                unavailable: String(error?.message ?? error)
-                  .split("\n")[0]
-                  .slice(0, 200),
-              }),
-          );
-          return;
-        }
-        if (url.pathname === "/__vigie/dev/reach") {
-          // The pages given files reach now (validate --changed: the files changed since a git ref).
-          const files = (url.searchParams.get("files") ?? "").split(",").filter((file) => file && !file.startsWith(".."));
-          const reached = {};
-          for (const file of files.slice(0, MAX_REACH)) reached[file] = pagesReached(server, state, join(state.root, file), rel);
-          reply(response, 200, { reached, routes: state.routes, rendered: [...rendered] });
-          return;
-        }
-        if (url.pathname !== "/__vigie/dev") return next();
-        const since = Number(url.searchParams.get("since") ?? 0) || 0;
-        const changed = [...new Set(changes.filter((change) => change.seq > since).map((change) => change.file))];
-        const reached = {};
-        for (const file of changed) reached[file] = pagesReached(server, state, join(state.root, file), rel);
-        response.setHeader("content-type", "application/json");
-        response.end(
-          JSON.stringify({
-            seq,
-            lastChangeSeq: changes.at(-1)?.seq ?? 0,
-            changed,
-            reached,
-            last: last && last.seq > since ? last : undefined,
-            routes: state.routes,
-          }),
-        );
-      });
+      watchSend(server.ws, seen);
+      watchSend(server.environments?.client?.hot, seen);
+      server.middlewares.use((request, response, next) => handle(server, state, seen, request, response, next));
     },
   };
 }
 
-function reply(response, status, body) {
-  response.statusCode = status;
+/** The files the server's watcher sees added, changed or removed (the project's own, not its tools'). */
+function watchChanges(server, /** @type {Seen} */ seen) {
+  server.watcher.on("all", (/** @type {string} */ event, /** @type {string} */ file) => {
+    if (!["add", "change", "unlink"].includes(event)) return;
+    const path = seen.rel(file);
+    if (path.startsWith("..") || /(^|\/)(node_modules|\.git|\.astro|\.opencode|dist)\//.test(path)) return;
+    seen.seq += 1;
+    seen.changes.push({ seq: seen.seq, at: Date.now(), file: path, event });
+    if (seen.changes.length > MAX_CHANGES) seen.changes.shift();
+  });
+}
+
+/**
+ * Notes what a channel to the browsers sends, then sends it.
+ * @param {Seen} seen
+ */
+function watchSend(channel, seen) {
+  if (!channel || typeof channel.send !== "function" || channel.__vigie) return;
+  const send = channel.send.bind(channel);
+  /** @param {Omit<DevEvent, "seq" | "at">} event */
+  const noted = (event) => {
+    seen.seq += 1;
+    seen.last = { seq: seen.seq, at: Date.now(), ...event };
+  };
+  channel.__vigie = true;
+  channel.send = (...args) => {
+    try {
+      const payload = typeof args[0] === "string" ? { type: "custom", event: args[0] } : args[0];
+      if (payload?.type === "update") noted({ kind: "hmr", files: (payload.updates ?? []).map((u) => u.path).slice(0, 5) });
+      else if (payload?.type === "full-reload") noted({ kind: "full-reload", ...(payload.path ? { path: payload.path } : {}) });
+      else if (payload?.type === "error") noted({ kind: "error", ...errorOf(payload.err, seen.rel) });
+    } catch {
+      // never break the server for a note
+    }
+    return send(...args);
+  };
+}
+
+/**
+ * The dev server's middleware: notes the pages rendered, answers the endpoint's three routes.
+ * @param {DevState} state
+ * @param {Seen} seen
+ */
+function handle(server, state, seen, request, response, next) {
+  const url = new URL(request.url ?? "/", "http://localhost");
+  // The pages this server rendered: its module graph knows what each of them uses.
+  if (request.method === "GET" && !/^\/(@|__|node_modules\/|src\/)/.test(url.pathname)) {
+    response.once("finish", () => {
+      if (seen.rendered.size < MAX_RENDERED && String(response.getHeader("content-type") ?? "").includes("text/html")) {
+        seen.rendered.add(url.pathname);
+      }
+    });
+  }
+  const files = (url.searchParams.get("files") ?? "").split(",").filter((file) => file && !file.startsWith(".."));
+  if (url.pathname === "/__vigie/dev/types") {
+    typeErrors(state, files, seen.rel).then(
+      (answer) => reply(response, answer),
+      (error) => reply(response, { unavailable: firstLine(error?.message ?? error, 200) }),
+    );
+    return;
+  }
+  // The pages given files reach now (validate --changed: the files changed since a git ref).
+  if (url.pathname === "/__vigie/dev/reach") return reply(response, reachAnswer(server, state, seen, files));
+  if (url.pathname !== "/__vigie/dev") return next();
+  reply(response, changesSince(server, state, seen, Number(url.searchParams.get("since") ?? 0) || 0));
+}
+
+/**
+ * @param {DevState} state
+ * @param {Seen} seen
+ * @param {string[]} files
+ * @returns {DevReachAnswer}
+ */
+function reachAnswer(server, state, seen, files) {
+  /** @type {Reached} */
+  const reached = {};
+  for (const file of files.slice(0, MAX_REACH)) reached[file] = pagesReached(server, state, join(state.root, file), seen.rel);
+  return { reached, routes: state.routes, rendered: [...seen.rendered] };
+}
+
+/**
+ * The files changed after sequence number `since`, what each reaches, and the last event after it.
+ * @param {DevState} state
+ * @param {Seen} seen
+ * @param {number} since
+ * @returns {DevChangesAnswer}
+ */
+function changesSince(server, state, seen, since) {
+  const changed = [...new Set(seen.changes.filter((change) => change.seq > since).map((change) => change.file))];
+  /** @type {Reached} */
+  const reached = {};
+  for (const file of changed) reached[file] = pagesReached(server, state, join(state.root, file), seen.rel);
+  return {
+    seq: seen.seq,
+    lastChangeSeq: seen.changes.at(-1)?.seq ?? 0,
+    changed,
+    reached,
+    ...(seen.last && seen.last.seq > since ? { last: seen.last } : {}),
+    routes: state.routes,
+  };
+}
+
+/** @param {DevChangesAnswer | DevReachAnswer | DevTypesAnswer} body */
+function reply(response, body) {
+  response.statusCode = 200;
   response.setHeader("content-type", "application/json");
   response.end(JSON.stringify(body));
+}
+
+/** A message's first line, at most `max` characters. */
+function firstLine(message, /** @type {number} */ max) {
+  return String(message).split("\n")[0].slice(0, max);
 }
 
 /**
@@ -207,33 +273,39 @@ function checkerThread(root) {
 
 const CHECKED = /\.(astro|ts|tsx|mts|cts|js|jsx|mjs|vue|svelte)$/i;
 
-/** The type errors of `files` (relative to the root), from the warm checker. */
+/**
+ * The type errors of `files` (relative to the root), from the warm checker.
+ * @param {DevState} state
+ * @param {string[]} files
+ * @param {(file: string) => string} rel
+ * @returns {Promise<DevTypesAnswer>}
+ */
 async function typeErrors(state, files, rel) {
   const paths = files.filter((file) => CHECKED.test(file) && !file.startsWith("..")).map((file) => join(state.root, file));
   if (!paths.length) return { errors: [] };
   const started = Date.now();
   asked += 1;
   const id = asked;
+  /** @type {{ errors: { path: string; line: number; message: string }[] } | { unavailable: string }} */
   const answer = await new Promise((resolve) => {
     waiting.set(id, resolve);
     checkerThread(state.root).postMessage({ id, paths });
   });
-  if (answer.unavailable) return { unavailable: answer.unavailable };
+  if (!("errors" in answer)) return { unavailable: answer.unavailable };
   const errors = answer.errors.map((error) => ({ source: `${rel(error.path)}:${error.line}`, message: error.message }));
   return { errors, ms: Date.now() - started };
 }
 
-/** The overlay's error: its message and file:line, relative to the root. */
+/**
+ * The overlay's error: its message and file:line, relative to the root.
+ * @param {(file: string) => string} rel
+ * @returns {Pick<DevEvent, "message" | "file">}
+ */
 function errorOf(err, rel) {
   if (!err) return { message: "unknown error" };
   const file = err.loc?.file ?? err.id;
   const where = file ? `${rel(String(file).split("?")[0])}${err.loc?.line ? `:${err.loc.line}` : ""}` : undefined;
-  return {
-    message: String(err.message ?? err)
-      .split("\n")[0]
-      .slice(0, 300),
-    ...(where ? { file: where } : {}),
-  };
+  return { message: firstLine(err.message ?? err, 300), ...(where ? { file: where } : {}) };
 }
 
 /**
@@ -242,12 +314,18 @@ function errorOf(err, rel) {
  * that reads a collection imports it): it is answered as content, the pages that render it are
  * told apart by the caller; a module a content entry imports (a component in an MDX article)
  * answers those entries, each of which reaches only its own pages.
+ * @param {DevState} state
+ * @param {string} file
+ * @param {(file: string) => string} rel
+ * @returns {FileReach}
  */
 function pagesReached(server, state, file, rel) {
   if (file.startsWith(state.srcDir) && !file.startsWith(state.pagesDir) && CONTENT.test(file)) return { content: true, pages: [] };
+  /** @type {Set<string>} */
   const pages = new Set();
+  /** @type {Set<string>} */
   const entries = new Set();
-  const isEntry = (path) => path.startsWith(state.srcDir) && !path.startsWith(state.pagesDir) && CONTENT.test(path);
+  const isEntry = (/** @type {string} */ path) => path.startsWith(state.srcDir) && !path.startsWith(state.pagesDir) && CONTENT.test(path);
   let known = false;
   const graphs = [server.moduleGraph, ...Object.values(server.environments ?? {}).map((environment) => environment.moduleGraph)];
   for (const graph of graphs) {

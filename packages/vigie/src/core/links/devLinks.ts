@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SourceSearch } from "../build/sources.ts";
 import { safeDecode } from "../files.ts";
+import { eachAtMost } from "../pool.ts";
 import type { Site } from "../site.ts";
 import { type PageLinks, type PageRef, readPage } from "./html.ts";
 import { type BrokenLink, type BrokenLinks, builtFileOf, reportBroken } from "./links.ts";
@@ -55,15 +56,6 @@ interface DevCheck extends BrokenLinks {
 
 /** What is known of a link's target: it exists (with its ids when its HTML is at hand), or the dev server said it does not. */
 type Target = { exists: true; ids?: () => Set<string> } | { exists: false; status: number };
-
-/** Runs `task` on every item, at most `limit` at once. */
-async function eachAtMost<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  const queue = [...items];
-  const worker = async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await task(item);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 /** GET a path of the dev server, redirects not followed; undefined when it does not answer in time. */
 async function get(check: DevCheck, path: string): Promise<Response | undefined> {

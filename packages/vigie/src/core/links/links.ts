@@ -4,12 +4,11 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeReport } from "../answer.ts";
-import { readAstroSettings } from "../astro/astroConfig.ts";
-import { listFiles } from "../build/dist.ts";
 import { SourceSearch, sourceOfRoute } from "../build/sources.ts";
-import { isFile, safeDecode } from "../files.ts";
+import { isFile, safeDecode, walkFiles } from "../files.ts";
 import { StepError } from "../nextStep.ts";
 import { type Project, relativePath } from "../project.ts";
+import type { Site } from "../site.ts";
 import { type PageLinks, type PageRef, readPage, readXmlUrls } from "./html.ts";
 
 export interface BrokenLink {
@@ -56,7 +55,7 @@ function urlPathOf(base: string, file: string): string {
 
 function newestSource(project: Project): number {
   let newest = 0;
-  for (const file of listFiles(join(project.root, "src"))) newest = Math.max(newest, statSync(join(project.root, "src", file)).mtimeMs);
+  for (const file of walkFiles(join(project.root, "src"))) newest = Math.max(newest, statSync(join(project.root, "src", file)).mtimeMs);
   return newest;
 }
 
@@ -88,7 +87,7 @@ function builtFiles(project: Project, dist: string): { distName: string; files: 
   let files: string[];
   try {
     if (!statSync(dist).isDirectory()) throw new Error("not a folder");
-    files = listFiles(dist);
+    files = walkFiles(dist);
   } catch {
     throw new StepError(`no build output: ${distName}/ does not exist`, "no-build-output", "Build the site first, then check the links.");
   }
@@ -193,9 +192,9 @@ function staleNote(check: Check, htmlFiles: string[]): string | undefined {
   return `${check.distName}/ is older than src/`;
 }
 
-export async function checkLinks(project: Project, options: LinkCheckOptions = {}): Promise<LinkCheckResult> {
+export async function checkLinks(site: Site, options: LinkCheckOptions = {}): Promise<LinkCheckResult> {
   const started = performance.now();
-  const settings = readAstroSettings(project);
+  const { project, settings } = site;
   const dist = options.dir ?? settings.outDir;
   const { distName, files, htmlFiles } = builtFiles(project, dist);
   const base = settings.base;

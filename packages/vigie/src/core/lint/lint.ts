@@ -1,6 +1,6 @@
 // The content lint: the content and Mermaid linters over one parse of the files.
 import { relative, resolve } from "node:path";
-import type { Project } from "../project.ts";
+import type { Site } from "../site.ts";
 import { lintContent } from "./content/lint.ts";
 import { loadDocuments } from "./documents.ts";
 import { lintMermaid } from "./mermaid/lint.ts";
@@ -29,7 +29,8 @@ export interface LintResult {
   mermaid?: LinterResult & { diagrams: number };
 }
 
-export async function lint(project: Project, options: LintOptions = {}): Promise<LintResult> {
+export async function lint(site: Site, options: LintOptions = {}): Promise<LintResult> {
+  const { project } = site;
   const started = performance.now();
   const linters = options.linters ?? LINTERS;
   const documents = loadDocuments(project);
@@ -44,7 +45,7 @@ export async function lint(project: Project, options: LintOptions = {}): Promise
       .sort(byPosition);
   const result: LintResult = { files: documents.documents.length, durationMs: 0 };
   if (linters.includes("content")) {
-    const content = await lintContent(project, documents, options.signal);
+    const content = await lintContent(site, documents, options.signal);
     const problems = keep(content.problems);
     result.content = { success: problems.length === 0, problems, notes: content.notes };
   }

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
-import { servedFile } from "../files.ts";
+import { readJson, servedFile } from "../files.ts";
 import { callFetch, type FetchHandler, logError, moduleLoader, regexOf, requestUrl, sendFile, sendText, webRequest } from "./outputHttp.ts";
 
 export interface NetlifyRedirect {
@@ -44,14 +44,6 @@ export interface NetlifyOutput {
   images: boolean;
   netlifyToml: boolean;
 }
-
-const readJson = (path: string): Record<string, unknown> | undefined => {
-  try {
-    return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-};
 
 /** A Netlify path pattern ("/*", "/blog/:slug", "/api/*") as a regular expression with its named parts. */
 export function netlifyPattern(path: string): RegExp {

@@ -5,10 +5,10 @@
 // (`functions/NAME.func/.vc-config.json`) loaded in this Node process: a web handler (`{ fetch }`,
 // `GET`…) or a Node one (`(req, res)`). What this server cannot do (edge middleware, image
 // resizing, ISR, crons) is listed as notes, never answered with an error.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join, relative } from "node:path";
-import { servedFile } from "../files.ts";
+import { readJson, servedFile } from "../files.ts";
 import { callFetch, type FetchHandler, logError, moduleLoader, regexOf, requestUrl, sendFile, sendText, webRequest } from "./outputHttp.ts";
 
 interface Condition {
@@ -56,14 +56,6 @@ export interface VercelOutput {
   images: boolean;
   crons: number;
 }
-
-const readJson = (path: string): Record<string, unknown> | undefined => {
-  try {
-    return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-};
 
 /** Every `NAME.func` folder under `functions/`, nested ones included ("api/hello"). */
 function functionsUnder(dir: string, root = dir, depth = 0): VercelFunction[] {

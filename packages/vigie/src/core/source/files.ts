@@ -1,7 +1,8 @@
 // The project's source files, listed and read at most once per check (files change
 // between checks, so nothing is kept longer than the object that holds it).
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { walkFiles } from "../files.ts";
 
 const SKIPPED = new Set(["node_modules", ".git", "dist", ".astro", ".opencode", ".fixtures"]);
 const MAX_FILES = 20_000;
@@ -101,23 +102,8 @@ export class SourceFiles {
   }
 
   private walk(dir: string): string[] {
-    const found: string[] = [];
-    const pending = [dir];
-    for (let current = pending.pop(); current !== undefined && found.length < MAX_FILES; current = pending.pop()) {
-      let entries: import("node:fs").Dirent[];
-      try {
-        entries = readdirSync(current, { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      for (const entry of entries) {
-        if (SKIPPED.has(entry.name) || entry.name.startsWith(".")) continue;
-        const path = join(current, entry.name);
-        if (entry.isDirectory()) pending.push(path);
-        else if (entry.isFile()) found.push(relative(this.root, path).split(sep).join("/"));
-      }
-    }
-    return found.sort();
+    const prefix = `${relative(this.root, dir).split(sep).join("/")}/`;
+    return walkFiles(dir, { skip: SKIPPED, limit: MAX_FILES }).map((path) => `${prefix}${path}`);
   }
 }
 

@@ -25,12 +25,13 @@ export interface ChangeScopeOptions {
 
 /** The scope of `--changed` against `ref` (default HEAD); everything when git cannot tell or a config changed. */
 export async function changeScope(project: Project, ref?: string, options: ChangeScopeOptions = {}): Promise<ChangedRun> {
-  const plan = planChanges(project, ref);
+  const site = readSite(project);
+  const plan = planChanges(site, ref);
   if (plan.everything) return { plan, scope: {} };
   const check: ChangeScope["check"] = plan.check
     ? { run: true, why: "", sync: plan.sync, ...(hasWarmChecker(project) ? { warm: plan.files } : {}) }
     : { run: false, why: "no .ts, .tsx, .astro or config file changed" };
-  const dev = options.build ? undefined : await devScope(readSite(project), plan, options.signal);
+  const dev = options.build ? undefined : await devScope(site, plan, options.signal);
   if (dev && "origin" in dev) {
     plan.notes.push(
       `pages: ${devScopeNote(dev)}${dev.warmed ? `; every page rendered once first to complete the graph (${dev.warmed.pages} in ${dev.warmed.ms} ms)` : ""}`,

@@ -7,7 +7,6 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { VigieError } from "../answer.ts";
-import { criticalRoutesOf, readAstroSettings } from "../astro/astroConfig.ts";
 import { findChromium, NO_CHROMIUM_HINT } from "../browser/executable.ts";
 import { DEFAULT_PREFIX, loadConfig } from "../config.ts";
 import type { Project } from "../project.ts";
@@ -30,11 +29,6 @@ export type { ProgressEvent, ValidateOptions } from "./context.ts";
 
 /** The steps, in the order the report lists them; each one's `after` names only steps before it. */
 export const STEPS: readonly Step[] = [devStep, lintStep, buildStep, linksStep, checkStep, routesStep, crawlStep, flowsStep, perfStep];
-
-/** The home under the site's base and each other locale's home, from the Astro config. */
-export function defaultCriticalRoutes(project: Project): string[] {
-  return criticalRoutesOf(readAstroSettings(project));
-}
 
 /** What must hold for the harness to run at all: a project, a valid config, a Chromium. Throws a VigieError. */
 function prepare(project: Project, options: ValidateOptions): ValidateContext {

@@ -5,7 +5,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { readAstroSettings } from "../../../src/core/astro/astroConfig.ts";
 import { readRendering, renderingFacts, routeOf, routesInBundle } from "../../../src/core/astro/rendering.ts";
+import { projectAt } from "../../../src/core/project.ts";
 
 const routeData = (route: string, component: string, type: string, prerender: boolean, pattern: string, params: string[] = []) => ({
   file: "",
@@ -74,10 +76,15 @@ describe("the route list of a server bundle", () => {
   });
 });
 
+const renderingOf = (root: string) => {
+  const project = projectAt(root);
+  return readRendering(project, readAstroSettings(project));
+};
+
 describe("readRendering", () => {
   test("a static site: vigie's static server on outDir", () => {
     const root = site({ "astro.config.mjs": 'export default { outDir: "build" };\n' });
-    const rendering = readRendering({ root } as never);
+    const rendering = renderingOf(root);
     assert.equal(rendering.serve, "static");
     assert.equal(rendering.staticDir, join(root, "build"));
     assert.equal(rendering.routes, undefined);
@@ -90,7 +97,7 @@ describe("readRendering", () => {
       "dist/client/index.html": "<html></html>",
       "dist/server/chunks/manifest_x.mjs": BUNDLE,
     });
-    const rendering = readRendering({ root } as never);
+    const rendering = renderingOf(root);
     assert.equal(rendering.output, "server");
     assert.equal(rendering.adapter, "@astrojs/node");
     assert.equal(rendering.serve, "preview");
@@ -109,7 +116,7 @@ describe("readRendering", () => {
       ".vercel/output/config.json": JSON.stringify({ version: 3, routes: [{ handle: "filesystem" }], images: { sizes: [640] } }),
       ".vercel/output/static/index.html": "<html></html>",
     });
-    const rendering = readRendering({ root } as never);
+    const rendering = renderingOf(root);
     assert.equal(rendering.serve, "output");
     assert.equal(rendering.outputKind, "vercel");
     assert.equal(rendering.staticDir, join(root, ".vercel", "output", "static"));
@@ -126,7 +133,7 @@ describe("readRendering", () => {
       ".netlify/v1/config.json": "{}",
       "dist/index.html": "<html></html>",
     });
-    const rendering = readRendering({ root } as never);
+    const rendering = renderingOf(root);
     assert.equal(rendering.serve, "output");
     assert.equal(rendering.outputKind, "netlify");
     assert.equal(rendering.staticDir, join(root, "dist"));
@@ -138,7 +145,7 @@ describe("readRendering", () => {
 
   test("an adapter vigie does not know: the dev server, and the note says why", () => {
     const root = site({ "astro.config.mjs": 'import deno from "@deno/astro-adapter";\nexport default { adapter: deno() };\n' });
-    const rendering = readRendering({ root } as never);
+    const rendering = renderingOf(root);
     assert.equal(rendering.serve, "dev");
     assert.equal(rendering.serveNote, "adapter @deno/astro-adapter is not one vigie knows: pages checked on the dev server");
   });

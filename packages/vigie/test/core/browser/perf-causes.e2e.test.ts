@@ -9,6 +9,7 @@ import { measurePerf } from "../../../src/core/browser/perf.ts";
 import { locateCauses } from "../../../src/core/browser/perfCauses.ts";
 import { BrowserSession } from "../../../src/core/browser/session.ts";
 import { runBuild } from "../../../src/core/build/build.ts";
+import { readSite } from "../../../src/core/site.ts";
 import type { Located } from "../../../src/core/source/located.ts";
 import { type BlogCopy, copyBlog, type Served, serveBlog } from "../../support/blog.ts";
 import { addPerfFaultPages } from "../../support/perfFaults.ts";
@@ -24,7 +25,7 @@ describe("perf causes on a built copy of the blog", { timeout: 600_000 }, () => 
     copy = copyBlog("perf-causes");
     addPerfFaultPages(copy.root);
     // The build for checking (hidden source maps): the inline script's line is found.
-    const build = await runBuild(copy);
+    const build = await runBuild(readSite(copy));
     assert.ok(build.success, JSON.stringify(build.errors));
     preview = await serveBlog(copy.root, "preview");
   });

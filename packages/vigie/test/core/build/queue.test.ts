@@ -6,16 +6,17 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { runBuild } from "../../../src/core/build/build.ts";
 import { projectAt } from "../../../src/core/project.ts";
+import { readSite } from "../../../src/core/site.ts";
 
 const root = mkdtempSync(join(tmpdir(), "vigie-build-queue-"));
 after(() => rmSync(root, { recursive: true, force: true }));
 writeFileSync(join(root, "package.json"), "{}");
-const project = projectAt(root);
+const site = readSite(projectAt(root));
 
 test("a second runBuild while one runs gets its own result, after the first", async () => {
   const node = process.execPath;
-  const first = runBuild(project, { command: [node, "-e", "setTimeout(() => console.log('first'), 300)"] });
-  const second = runBuild(project, { command: [node, "-e", "console.log('second'); process.exit(3)"], timeoutMs: 10_000 });
+  const first = runBuild(site, { command: [node, "-e", "setTimeout(() => console.log('first'), 300)"] });
+  const second = runBuild(site, { command: [node, "-e", "console.log('second'); process.exit(3)"], timeoutMs: 10_000 });
   const [a, b] = await Promise.all([first, second]);
   assert.equal(a.success, true);
   assert.match(a.outputTail.join("\n"), /first/);

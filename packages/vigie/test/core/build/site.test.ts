@@ -5,11 +5,11 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { criticalRoutesOf, readAstroSettings } from "../../../src/core/astro/astroConfig.ts";
-import { missingCheckPackages } from "../../../src/core/check/check.ts";
 import { loadConfig } from "../../../src/core/config.ts";
 import { projectAt } from "../../../src/core/project.ts";
 import { readSite, siteFacts } from "../../../src/core/site.ts";
 import { serveStatic } from "../../../src/core/staticServer.ts";
+import { missingCheckPackages } from "../../../src/core/typecheck/typecheck.ts";
 import { FIXTURES_DIR } from "../../support/blog.ts";
 
 const made: string[] = [];

@@ -64,7 +64,7 @@ describe("--changed on real builds of the blog", { timeout: 600_000 }, () => {
       edit(file, change);
       await runAstro(copy.root, ["build"]);
       const now = builtPages(dist);
-      const plan = planChanges(copy);
+      const plan = planChanges(readSite(copy));
       const selection = choosePages(copy, dist, "/", [...now.keys()]);
       return { plan, selection, truth: differing(baseline, now), now };
     } finally {
@@ -92,7 +92,7 @@ describe("--changed on real builds of the blog", { timeout: 600_000 }, () => {
   after(() => copy?.remove());
 
   test("with nothing changed: no page, no lint, no astro check", () => {
-    const plan = planChanges(copy);
+    const plan = planChanges(readSite(copy));
     assert.deepEqual(plan.files, []);
     assert.deepEqual(plan.lintFiles, []);
     assert.equal(plan.check, false);
@@ -124,7 +124,7 @@ describe("--changed on real builds of the blog", { timeout: 600_000 }, () => {
       try {
         mkdirSync(dirname(join(copy.root, file)), { recursive: true });
         writeFileSync(join(copy.root, file), text);
-        const plan = planChanges(copy);
+        const plan = planChanges(readSite(copy));
         assert.equal(plan.check, true, file);
         assert.equal(plan.sync, true, `${file}: ${plan.notes.join("; ")}`);
       } finally {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { startDevServer, stopDevServer } from "../../../src/core/devServer/index.ts";
 import { projectAt } from "../../../src/core/project.ts";
+import { readSite } from "../../../src/core/site.ts";
 import { FIXTURES_DIR } from "../../support/blog.ts";
 
 const SERVER = `
@@ -47,7 +48,7 @@ describe("a port taken while the server starts", () => {
   });
 
   test("the next free port is used, and the answer says why", async () => {
-    const result = await startDevServer(project, { command: [process.execPath, "server.cjs", "{port}"], timeoutMs: 30_000 });
+    const result = await startDevServer(readSite(project), { command: [process.execPath, "server.cjs", "{port}"], timeoutMs: 30_000 });
     assert.equal(result.kind, "started", JSON.stringify(result));
     if (result.kind !== "started") return;
     const taken = Number(readFileSync(join(root, "other.pid"), "utf8")) > 0;

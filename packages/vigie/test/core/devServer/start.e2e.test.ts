@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readDevPort, startDevServer, stopDevServer } from "../../../src/core/devServer/index.ts";
 import { listeningInodes } from "../../../src/core/devServer/ports.ts";
+import { readSite } from "../../../src/core/site.ts";
 import { type BlogCopy, copyBlog } from "../../support/blog.ts";
 import { call, freePort, killEverythingIn, processesUnder } from "./helpers.ts";
 
@@ -95,7 +96,7 @@ describe("start's failures and the real port", () => {
   test("the port the server really listens on is answered and written, not the one asked", async () => {
     const asked = await freePort();
     const real = await freePort();
-    const answer = await startDevServer(copy, {
+    const answer = await startDevServer(readSite(copy), {
       port: asked,
       command: ["npm", "run", "dev", "--", "--port", String(real), "--host", "127.0.0.1"],
     });

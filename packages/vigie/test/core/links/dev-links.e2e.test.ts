@@ -29,7 +29,7 @@ describe("checkDevLinks on the blog's dev server", { timeout: 600_000 }, () => {
     copy = copyBlog("dev-links");
     await buildBlog(copy.root);
     site = readSite(copy);
-    const started = await startDevServer(copy, { port: await freePort(), timeoutMs: 120_000 });
+    const started = await startDevServer(site, { port: await freePort(), timeoutMs: 120_000 });
     if (started.kind !== "started") throw new Error(`the dev server did not start: ${JSON.stringify(started)}`);
     origin = `http://127.0.0.1:${started.port}`;
   });

@@ -8,6 +8,7 @@ import { after, before, describe, test } from "node:test";
 import { type Answer, MAX_ANSWER_BYTES } from "../../../src/core/answer.ts";
 import { runBuild } from "../../../src/core/build/build.ts";
 import { checkLinks, type LinkCheckResult } from "../../../src/core/links/links.ts";
+import { readSite } from "../../../src/core/site.ts";
 import { buildTools } from "../../../src/tools/build.ts";
 import { runTool } from "../../../src/tools/run.ts";
 import { type Article, appendBlock, articles } from "../../support/articles.ts";
@@ -49,9 +50,9 @@ describe("blog_build_links on a built copy with broken links", () => {
       to: missingImage,
       reason: /not found/,
     });
-    const build = await runBuild(copy);
+    const build = await runBuild(readSite(copy));
     assert.equal(build.success, true, `the faults do not break the build: ${JSON.stringify(build.errors)}`);
-    result = await checkLinks(copy);
+    result = await checkLinks(readSite(copy));
   });
 
   after(() => copy?.remove());

@@ -9,6 +9,7 @@ import { type Answer, MAX_ANSWER_BYTES } from "../../../src/core/answer.ts";
 import { type LintResult, lint } from "../../../src/core/lint/lint.ts";
 import { closeMermaidParsers } from "../../../src/core/lint/mermaid/parser.ts";
 import type { LintProblem } from "../../../src/core/lint/problem.ts";
+import { readSite } from "../../../src/core/site.ts";
 import { buildTools } from "../../../src/tools/build.ts";
 import { runTool } from "../../../src/tools/run.ts";
 import { appendBlock, articles, lineOf } from "../../support/articles.ts";
@@ -139,7 +140,7 @@ describe("blog_build_lint on injected faults", () => {
       hint: new RegExp(`src/content/articles/en/.*key: ${orphan.key}`),
     });
 
-    result = await lint(copy);
+    result = await lint(readSite(copy));
   });
 
   after(async () => {

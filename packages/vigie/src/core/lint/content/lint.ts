@@ -1,9 +1,8 @@
 // The content linter: frontmatter against the collection schema, FR/EN pairs, MDX
 // expressions in prose, missing local files, duplicate slugs.
 
-import { readAstroSettings } from "../../astro/astroConfig.ts";
 import { readFrontmatter } from "../../astro/frontmatter.ts";
-import type { Project } from "../../project.ts";
+import type { Site } from "../../site.ts";
 import type { Documents } from "../documents.ts";
 import type { LintProblem } from "../problem.ts";
 import { expressionProblems, readEsm } from "./expressions.ts";
@@ -21,7 +20,8 @@ function fieldName(path: (string | number)[]): string {
   return path.map((part, index) => (typeof part === "number" ? `[${part}]` : index === 0 ? part : `.${part}`)).join("") || "frontmatter";
 }
 
-export async function lintContent(project: Project, documents: Documents, signal?: AbortSignal): Promise<ContentLintResult> {
+export async function lintContent(site: Site, documents: Documents, signal?: AbortSignal): Promise<ContentLintResult> {
+  const { project } = site;
   const schemas = await loadSchemas(project, documents.collections, documents.configPath, signal);
   const problems: LintProblem[] = [];
   const entries: Entry[] = [];
@@ -65,7 +65,7 @@ export async function lintContent(project: Project, documents: Documents, signal
     problems.push(...expressionProblems(parsed, file, esm));
     problems.push(...missingFiles(project, document.path, file, parsed, esm, frontmatter.data));
   }
-  problems.push(...translationProblems(entries, readAstroSettings(project).locales));
+  problems.push(...translationProblems(entries, site.settings.locales));
   problems.push(...slugProblems(entries));
   return { problems, notes: schemas.notes };
 }

@@ -63,7 +63,7 @@ export const buildStep: Step = {
     const { config } = ctx;
     // The browser steps wait for the build: their Chromium starts beside it.
     if (enabled(ctx, "crawl") || enabled(ctx, "perf")) ctx.options.session.warm();
-    const result = await runBuild(ctx.project, {
+    const result = await runBuild(ctx.site, {
       command: config.build?.command,
       timeoutMs: config.build?.timeoutS ? config.build.timeoutS * 1000 : undefined,
       signal: ctx.options.signal,

@@ -2,7 +2,7 @@
 // the build and the browser steps.
 
 import { warmTypeErrors } from "../../changes/dev.ts";
-import { type CheckResult, CheckUnavailableError, runCheck } from "../../check/check.ts";
+import { type CheckResult, CheckUnavailableError, runCheck } from "../../typecheck/typecheck.ts";
 import { enabled, firstShard, loc, type Step, type ValidateContext } from "../context.ts";
 import type { Finding } from "../findings.ts";
 

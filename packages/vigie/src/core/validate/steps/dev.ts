@@ -69,7 +69,7 @@ export const devStep: Step = {
       return { status: "ok", summary: `reusing the running server at ${url}` };
     }
     const { config, options } = ctx;
-    const start = await startDevServer(ctx.project, {
+    const start = await startDevServer(ctx.site, {
       command: config.dev?.command,
       port: config.dev?.port,
       ...(config.dev?.readyTimeoutS ? { timeoutMs: config.dev.readyTimeoutS * 1000 } : {}),

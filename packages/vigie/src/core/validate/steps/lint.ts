@@ -30,7 +30,7 @@ export const lintStep: Step = {
   },
   async run(ctx) {
     const only = ctx.options.changes?.files;
-    const result = await lint(ctx.project, { signal: ctx.options.signal, ...(only ? { only } : {}) });
+    const result = await lint(ctx.site, { signal: ctx.options.signal, ...(only ? { only } : {}) });
     const problems = [...(result.content?.problems ?? []), ...(result.mermaid?.problems ?? [])];
     const findings = lintFindings(ctx, problems);
     return {

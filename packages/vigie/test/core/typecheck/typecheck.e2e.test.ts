@@ -2,7 +2,7 @@
 // line; the unused-variable notice that comes with it is a hint, not a warning.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { type CheckResult, parseCheckOutput, runCheck } from "../../../src/core/check/check.ts";
+import { type CheckResult, parseCheckOutput, runCheck } from "../../../src/core/typecheck/typecheck.ts";
 import { appendBlock } from "../../support/articles.ts";
 import { type BlogCopy, copyBlog } from "../../support/blog.ts";
 
