@@ -5,8 +5,8 @@
 // The session alone owns the browser's life, and a close is ordered with new work: close()
 // takes the browser, its spare page and its warm pages away at once, so no check that starts
 // afterwards can be handed them; that check waits for the close to end and launches a new
-// browser. The idle close never starts while a check runs. A check whose browser went away
-// while its context was being made (a crash) is given a new browser.
+// browser. The idle close never starts while a check runs. A check whose browser crashed
+// under it runs once more in a new browser.
 
 import type { Browser, BrowserContext, BrowserContextOptions, CDPSession, Page, Response } from "playwright-core";
 import { onExit } from "../process/exitHooks.ts";
@@ -125,6 +125,8 @@ export class BrowserSession {
   #idleTimer: NodeJS.Timeout | undefined;
   #active = 0;
   #launches = 0;
+  /** How many times the current browser went away without a close (a crash). */
+  #crashes = 0;
   /** Warm pages between two checks (being wiped, or clean). */
   #warmPages: WarmPage[] = [];
   /** A fresh context and page made ahead, in idle time, for the next check. */
@@ -185,6 +187,7 @@ export class BrowserSession {
         this.#alive.delete(launched);
         launched.unhook();
         if (this.#current !== launched) return;
+        this.#crashes += 1;
         this.#current = undefined;
         this.#warmPages = [];
         this.#spare = undefined;
@@ -221,10 +224,8 @@ export class BrowserSession {
    * costs a renderer process, so the next one is made ahead while the browser is idle.
    */
   async withPage<T>(check: (page: Page, context: BrowserContext) => Promise<T>, options: BrowserContextOptions = {}): Promise<T> {
-    this.#active += 1;
-    this.#cancelIdle();
     const key = JSON.stringify(options);
-    try {
+    return this.#asCheck(async () => {
       const fresh = (await this.#takeSpare(key)) ?? (await this.#makePair(options));
       try {
         return await check(fresh.page, fresh.context);
@@ -234,10 +235,39 @@ export class BrowserSession {
         this.#closeInBackground(fresh.context);
         if (this.running) this.#prepareSpare(key, options);
       }
+    });
+  }
+
+  /**
+   * Runs a check's work while the idle close waits for it. When the browser crashed under it
+   * (not closed by the session), the work runs once more, in a new browser: a crash is no
+   * finding of the page.
+   */
+  async #asCheck<T>(work: () => Promise<T>): Promise<T> {
+    this.#active += 1;
+    this.#cancelIdle();
+    try {
+      for (let attempt = 1; ; attempt += 1) {
+        const crashes = this.#crashes;
+        try {
+          return await work();
+        } catch (error) {
+          if (attempt >= 2 || !(await this.#crashedSince(crashes))) throw error;
+        }
+      }
     } finally {
       this.#active -= 1;
       if (this.#active === 0) this.#armIdle();
     }
+  }
+
+  /** Did the browser crash since `crashes` were counted? A failure may come a moment before the news of the crash. */
+  async #crashedSince(crashes: number): Promise<boolean> {
+    const browser = this.#current?.browser;
+    if (this.#crashes === crashes && browser?.isConnected()) {
+      await Promise.race([new Promise((resolve) => browser.once("disconnected", resolve)), sleep(500, { unref: true })]);
+    }
+    return this.#crashes > crashes;
   }
 
   /**
@@ -265,10 +295,8 @@ export class BrowserSession {
    */
   async withCleanPage<T>(check: (page: Page) => Promise<T>, options: BrowserContextOptions = {}): Promise<T> {
     if (options.storageState !== undefined) return this.withPage((page) => check(page), options);
-    this.#active += 1;
-    this.#cancelIdle();
     const key = JSON.stringify(options);
-    try {
+    return this.#asCheck(async () => {
       const warm = (await this.#takeWarm(key)) ?? (await this.#makeWarm(key, options));
       let result: T;
       try {
@@ -279,10 +307,7 @@ export class BrowserSession {
       }
       this.#giveBack(warm);
       return result;
-    } finally {
-      this.#active -= 1;
-      if (this.#active === 0) this.#armIdle();
-    }
+    });
   }
 
   async #makeWarm(key: string, options: BrowserContextOptions): Promise<WarmPage> {
