@@ -3,7 +3,6 @@ import { type Answer, clip, VigieError, writeReport } from "../core/answer.ts";
 import { type PageFault, pageFaults } from "../core/browser/faults.ts";
 import { failingPageItem, faultItem, faultSummary, whereOf } from "../core/browser/faultView.ts";
 import type { PageFindings } from "../core/browser/findings.ts";
-import { takeScreenshot } from "../core/browser/screenshot.ts";
 import { sharedSession } from "../core/browser/session.ts";
 import { visualDiff } from "../core/browser/visualDiff.ts";
 import { runBuild } from "../core/build/build.ts";
@@ -13,6 +12,7 @@ import { changedPages } from "../core/checks/changed.ts";
 import { checkSitePage } from "../core/checks/page.ts";
 import { crawlSitePages, recordCrawl, type SiteFault } from "../core/checks/pages.ts";
 import { checkPagePerf } from "../core/checks/perf.ts";
+import { saveScreenshot } from "../core/checks/screenshot.ts";
 import { loadConfig, storageStateOf } from "../core/config.ts";
 import { firstFault } from "../core/production/pageCauses.ts";
 import type { Project } from "../core/project.ts";
@@ -269,10 +269,12 @@ export const browserTools: ToolDefinition[] = [
       pageFaults: z.string(),
     }),
     run: async (args, { project }) => {
-      const shot = await takeScreenshot(project, sharedSession(), resolvePageUrl(project, args), args.path ?? "/", {
+      // The screenshot check validate's pictures of failing pages take.
+      const shot = await saveScreenshot(project, sharedSession(), resolvePageUrl(project, args), args.path ?? "/", {
         ...args,
         ...pageCheckOptions(project, args.actions),
       });
+      if (shot instanceof Error) throw shot;
       const faults = pageFaults(shot.findings);
       const answer: Answer = {
         width: shot.width,
