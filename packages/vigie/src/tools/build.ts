@@ -227,20 +227,10 @@ const links = defineTool({
   readOnly: true,
   idempotent: true,
   description:
-    "Checks the built site (after blog_build_run): every internal link, asset, #fragment and hreflang alternate resolves; external links are listed, not fetched. pages: those pages' links as the dev server renders them, no build. Answers checked, broken [{from,to,reason,source}].",
+    "Checks the built site (after blog_build_run): every internal link, asset, #fragment and hreflang alternate resolves; external links are listed, not fetched. Answers checked, broken [{from,to,reason,source}].",
   args: (z) => ({
-    pages: z
-      .array(
-        z
-          .string()
-          .regex(/^\/[^\s]*$/, "a path starting with /")
-          .max(300),
-      )
-      .min(1)
-      .max(20)
-      .describe("check these pages on the dev server instead of the build")
-      .optional(),
-    port: portArgument(z, "with pages; default: the dev server's"),
+    pages: z.array(z.string().startsWith("/")).min(1).max(20).describe("these pages on the dev server, no build").optional(),
+    port: portArgument(z, "the dev server's"),
   }),
   answer: (z) => ({
     success: z.boolean(),
