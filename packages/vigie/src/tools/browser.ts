@@ -217,7 +217,7 @@ export const browserTools: ToolDefinition[] = [
       "Measure a page over N cold loads: medians vs budget (vigie.config.json) and why: LCP element and phases, shifts, slow interaction (actions); each cause: element, source line, fix. Judge on a preview build.",
     args: (z) => ({
       ...target(z),
-      runs: z.number().int().min(1).max(20).describe("loads, default 3").optional(),
+      runs: z.number().int().min(1).max(20).describe("loads, default perfRuns or 3").optional(),
       actions: actions(z, "as js_errors'; for INP"),
     }),
     answer: (z) => ({
