@@ -7,10 +7,11 @@ export { type CrawlOptions, type CrawlPage, type CrawlResult, crawlSite, failing
 export { type ChromiumLocation, findChromium } from "./core/browser/executable.ts";
 export { checkJsErrors } from "./core/browser/jsErrors.ts";
 export { measurePerf, type PerfResult, type PerfSample } from "./core/browser/perf.ts";
-export { type ShotOptions, type ShotResult, takeScreenshot } from "./core/browser/screenshot.ts";
+export type { ShotOptions, ShotResult } from "./core/browser/screenshot.ts";
 export { BrowserSession, sharedSession } from "./core/browser/session.ts";
 export { type DiffOptions, type DiffResult, visualDiff } from "./core/browser/visualDiff.ts";
 export { type BuildOptions, type BuildResult, runBuild } from "./core/build/build.ts";
+export { saveScreenshot } from "./core/checks/screenshot.ts";
 export { type Budgets, CONFIG_FILE, loadConfig, type VigieConfig } from "./core/config.ts";
 export {
   devServerStatus,

@@ -1,22 +1,21 @@
 import { type ActionsOutcome, parseActions } from "../core/actions.ts";
 import { type Answer, VigieError, writeReport } from "../core/answer.ts";
-import { auditA11y } from "../core/browser/a11y.ts";
 import { type PageFault, pageFaults } from "../core/browser/faults.ts";
 import { failingPageItem, faultItem, faultSummary, whereOf } from "../core/browser/faultView.ts";
 import type { PageFindings } from "../core/browser/findings.ts";
-import { measurePerf } from "../core/browser/perf.ts";
-import { locateCauses } from "../core/browser/perfCauses.ts";
-import { takeScreenshot } from "../core/browser/screenshot.ts";
 import { sharedSession } from "../core/browser/session.ts";
 import { visualDiff } from "../core/browser/visualDiff.ts";
 import { runBuild } from "../core/build/build.ts";
 import type { PageSelection } from "../core/changes/index.ts";
+import { checkPageA11y } from "../core/checks/a11y.ts";
 import { changedPages } from "../core/checks/changed.ts";
 import { checkSitePage } from "../core/checks/page.ts";
 import { crawlSitePages, recordCrawl, type SiteFault } from "../core/checks/pages.ts";
-import { budgetsOf, loadConfig, storageStateOf } from "../core/config.ts";
+import { checkPagePerf } from "../core/checks/perf.ts";
+import { saveScreenshot } from "../core/checks/screenshot.ts";
+import { loadConfig, storageStateOf } from "../core/config.ts";
 import { firstFault } from "../core/production/pageCauses.ts";
-import { type Project, relativePath } from "../core/project.ts";
+import type { Project } from "../core/project.ts";
 import { afterBuild, readSite, type Site } from "../core/site.ts";
 import { resolveBaseUrl, resolvePageUrl } from "../core/target.ts";
 import { finding, lines } from "./answers.ts";
@@ -219,7 +218,7 @@ export const browserTools: ToolDefinition[] = [
       "Measure a page over N cold loads: medians vs budget (vigie.config.json) and why: LCP element and phases, shifts, slow interaction (actions); each cause: element, source line, fix. Judge on a preview build.",
     args: (z) => ({
       ...target(z),
-      runs: z.number().int().min(1).max(20).describe("loads, default 3").optional(),
+      runs: z.number().int().min(1).max(20).describe("loads, default perfRuns or 3").optional(),
       actions: actions(z, "as js_errors'; for INP"),
     }),
     answer: (z) => ({
@@ -236,14 +235,16 @@ export const browserTools: ToolDefinition[] = [
     lists: { causes: 4 },
     limits: { "causes.element": 100, "causes.sourceUnknown": 120, "causes.message": 200, "causes.fix": 120 },
     run: async (args, { project }) => {
-      const url = resolvePageUrl(project, args);
-      const options = pageCheckOptions(project, args.actions);
-      const result = await measurePerf(sharedSession(), url, {
-        runs: args.runs ?? 3,
-        budgets: budgetsOf(loadConfig(project)),
-        ...options,
+      // The perf check validate runs: a production page over budget is measured again.
+      const actions = args.actions?.length ? parseActions(args.actions) : undefined;
+      const result = await checkPagePerf(readSite(project), {
+        session: sharedSession(),
+        url: resolvePageUrl(project, args),
+        config: loadConfig(project),
+        ...(args.runs ? { runs: args.runs } : {}),
+        ...(actions ? { actions } : {}),
       });
-      await locateCauses(result.causes, project.root, url);
+      if (result instanceof Error) throw result;
       const path = args.path ?? "/";
       const report = writeReport(project, `perf-${path.replace(/\W+/g, "-").replace(/^-|-$/g, "") || "index"}.json`, result);
       return { answer: { ...perfAnswer(path, result, report), ...actionsLine(result.actions) } };
@@ -270,10 +271,12 @@ export const browserTools: ToolDefinition[] = [
       pageFaults: z.string(),
     }),
     run: async (args, { project }) => {
-      const shot = await takeScreenshot(project, sharedSession(), resolvePageUrl(project, args), args.path ?? "/", {
+      // The screenshot check validate's pictures of failing pages take.
+      const shot = await saveScreenshot(project, sharedSession(), resolvePageUrl(project, args), args.path ?? "/", {
         ...args,
         ...pageCheckOptions(project, args.actions),
       });
+      if (shot instanceof Error) throw shot;
       const faults = pageFaults(shot.findings);
       const answer: Answer = {
         width: shot.width,
@@ -291,7 +294,8 @@ export const browserTools: ToolDefinition[] = [
     title: "Accessibility audit",
     readOnly: true,
     idempotent: true,
-    description: "Audit a page with axe-core; answers violations grouped by rule with impact, node count and one target selector.",
+    description:
+      "Audit a page with axe-core as validate does; answers the violations it reports (moderate and up) by rule: severity, impact, node count, one target, source; counts of every impact.",
     args: (z) => ({
       ...target(z),
       tags: z
@@ -317,10 +321,17 @@ export const browserTools: ToolDefinition[] = [
     lists: { violations: 8 },
     limits: { "violations.help": 100, "violations.target": 120 },
     run: async (args, { project }) => {
-      const result = await auditA11y(sharedSession(), resolvePageUrl(project, args), {
-        tags: args.tags,
-        ...pageCheckOptions(project, args.actions),
+      // The a11y check validate runs: the same rules, impacts reported and sources.
+      const actions = args.actions?.length ? parseActions(args.actions) : undefined;
+      const checked = await checkPageA11y(readSite(project), {
+        session: sharedSession(),
+        url: resolvePageUrl(project, args),
+        config: loadConfig(project),
+        ...(args.tags?.length ? { tags: args.tags } : {}),
+        ...(actions ? { actions } : {}),
       });
+      if (checked instanceof Error) throw checked;
+      const { result, judged } = checked;
       const counts: Record<string, number> = {};
       for (const v of result.violations) counts[v.impact] = (counts[v.impact] ?? 0) + 1;
       const report = result.violations.length
@@ -328,17 +339,18 @@ export const browserTools: ToolDefinition[] = [
         : undefined;
       const answer: Answer = {
         path: args.path ?? "/",
-        violations: result.violations.map(({ id, impact, help, count, target: selector, component }) => ({
+        violations: judged.map(({ violation: { id, impact, help, count, target: selector }, severity, source }) => ({
           id,
           impact,
+          severity,
           help,
           count,
           target: selector,
-          ...(component ? { source: relativePath(project, component) } : {}),
+          ...(source ? { source } : {}),
         })),
         counts,
         passes: result.passes,
-        ...(result.violations.length && !result.annotated ? { sourceUnknown: A11Y_SOURCE_UNKNOWN } : {}),
+        ...(judged.some((violation) => !violation.source) && !result.annotated ? { sourceUnknown: A11Y_SOURCE_UNKNOWN } : {}),
         ...actionsLine(result.actions),
       };
       return { answer, files: { report } };

@@ -3,13 +3,15 @@ import { relative, resolve } from "node:path";
 import { type Answer, VigieError, writeReport } from "../core/answer.ts";
 import { runBuild } from "../core/build/build.ts";
 import type { BuildIssue } from "../core/build/output.ts";
-import { checkSiteLinks } from "../core/checks/links.ts";
+import { checkDevSiteLinks, checkSiteLinks } from "../core/checks/links.ts";
+import type { BrokenLink } from "../core/links/links.ts";
 import { LINTERS, type Linter, lint } from "../core/lint/lint.ts";
 import type { LintProblem } from "../core/lint/problem.ts";
 import { readSite } from "../core/site.ts";
+import { resolveBaseUrl } from "../core/target.ts";
 import { runCheck } from "../core/typecheck/typecheck.ts";
 import { lines, more } from "./answers.ts";
-import { defineTool, type ToolDefinition } from "./define.ts";
+import { defineTool, portArgument, type ToolDefinition } from "./define.ts";
 
 function issueSummary(issue: BuildIssue): Answer {
   return {
@@ -220,6 +222,16 @@ const check = defineTool({
   },
 });
 
+/** Broken links as the link tool lists them. */
+const brokenItems = (broken: BrokenLink[]): Answer[] =>
+  broken.map((link) => ({
+    from: link.from,
+    to: link.to,
+    reason: link.reason,
+    source: link.source,
+    pages: link.pages > 1 ? link.pages : undefined,
+  }));
+
 const links = defineTool({
   exportName: "links",
   group: "build",
@@ -228,7 +240,10 @@ const links = defineTool({
   idempotent: true,
   description:
     "Checks the built site (after blog_build_run): every internal link, asset, #fragment and hreflang alternate resolves; external links are listed, not fetched. Answers checked, broken [{from,to,reason,source}].",
-  args: () => ({}),
+  args: (z) => ({
+    pages: z.array(z.string().startsWith("/")).min(1).max(20).describe("these pages on the dev server, no build").optional(),
+    port: portArgument(z, "the dev server's"),
+  }),
   answer: (z) => ({
     success: z.boolean(),
     pages: z.number().int(),
@@ -238,19 +253,21 @@ const links = defineTool({
   }),
   lists: { broken: 8 },
   limits: { "broken.to": 160, "broken.reason": 160 },
-  run: async (_args, context) => {
-    const result = await checkSiteLinks(readSite(context.project));
+  run: async (args, context) => {
+    const site = readSite(context.project);
+    if (args.pages) {
+      const origin = resolveBaseUrl(context.project, args);
+      const result = await checkDevSiteLinks(site, origin, args.pages, { signal: context.signal });
+      return {
+        answer: { success: result.broken.length === 0, pages: result.pages, checked: result.checked, broken: brokenItems(result.broken) },
+      };
+    }
+    const result = await checkSiteLinks(site);
     const answer: Answer = {
       success: result.broken.length === 0,
       pages: result.pages,
       checked: result.checked,
-      broken: result.broken.map((link) => ({
-        from: link.from,
-        to: link.to,
-        reason: link.reason,
-        source: link.source,
-        pages: link.pages > 1 ? link.pages : undefined,
-      })),
+      broken: brokenItems(result.broken),
       external: result.external,
       stale: result.stale && `${result.stale}: run blog_build_run to check the current sources`,
     };

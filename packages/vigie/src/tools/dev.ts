@@ -187,7 +187,8 @@ const http_get = defineTool({
   }),
   limits: { title: 200, redirectedTo: 300, errorMessage: 400, serverError: 400 },
   run: async (args, context) => {
-    const result = await (await import("../core/devServer/http.ts")).httpGet(context.project, { ...args, signal: context.signal });
+    // The route check validate's critical routes run.
+    const result = await (await import("../core/checks/routes.ts")).getRoute(context.project, { ...args, signal: context.signal });
     return { answer: (await answers()).httpGetAnswer(result) };
   },
 });

@@ -64,14 +64,15 @@ describe("a11y violations name their component (dev server, dev toolbar on)", ()
     }
   });
 
-  test("the button of a component gets its file and line; the MDX image gets none", async () => {
+  test("the button of a component gets its file and line; the MDX image its article's, not the layout's", async () => {
     const answer = await a11y(copy, { path: "/en/articles/orphan-dev-servers/" });
     const button = answer.violations.find((violation) => violation.id === "button-name");
     assert.ok(button, JSON.stringify(answer));
     assert.equal(button.source, `${COMPONENT}:4`, JSON.stringify(answer));
     const image = answer.violations.find((violation) => violation.id === "image-alt");
     assert.ok(image, JSON.stringify(answer));
-    assert.equal(image.source, undefined, "an element the MDX content wrote is not given the layout around it");
+    // Found by its src where the content writes it (as validate's crawl finds it), never in the layout around it.
+    assert.ok(image.source === undefined || image.source.startsWith(`${ARTICLE}:`), JSON.stringify(image));
     assert.equal(answer.sourceUnknown, undefined);
     assert.ok(Buffer.byteLength(JSON.stringify(answer)) <= 2048);
   });

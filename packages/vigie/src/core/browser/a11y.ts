@@ -3,7 +3,10 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Page } from "playwright-core";
 import type { Action, ActionsOutcome } from "../actions.ts";
-import type { Located } from "../source/located.ts";
+import { clip } from "../answer.ts";
+import type { SourceFiles } from "../source/files.ts";
+import { locateImage } from "../source/images.ts";
+import { type Located, unknown } from "../source/located.ts";
 import type { BrowserSession } from "./session.ts";
 import { withState } from "./state.ts";
 import { checkPage } from "./watch.ts";
@@ -236,12 +239,27 @@ const KEEP_SOURCE_MARKS = `new MutationObserver((records) => {
 export async function auditA11y(
   session: BrowserSession,
   url: string,
-  options: { tags?: string[]; actions?: Action[]; storageState?: string } = {},
+  options: { tags?: string[]; actions?: Action[]; storageState?: string; selectors?: string[] } = {},
 ): Promise<A11yResult> {
   return session.withPage(async (page) => {
     await page.addInitScript(KEEP_SOURCE_MARKS);
     // After actions, the audit sees the page as they left it (a menu opened, a dialog shown).
     const findings = await checkPage(page, url, options.actions?.length ? { actions: options.actions } : {});
-    return { url, ...(await runAxe(page, options.tags)), ...(findings.actions ? { actions: findings.actions } : {}) };
+    return { url, ...(await runAxe(page, options.tags, options.selectors)), ...(findings.actions ? { actions: findings.actions } : {}) };
   }, withState(options.storageState));
+}
+
+/** Fills each image violation's `sources` (where the sources write its `src`s), in place. */
+export function locateViolationImages(violations: Violation[], files: SourceFiles, pageUrl: string): void {
+  for (const violation of violations) {
+    if (!IMAGE_RULES.includes(violation.id) || !violation.srcs?.length) continue;
+    violation.sources = violation.srcs.map((src) => {
+      if (!files.hasSources()) return unknown("the project has no src/");
+      try {
+        return locateImage(files, src, pageUrl);
+      } catch (error) {
+        return unknown(clip(`could not be located: ${(error as Error).message}`, 120));
+      }
+    });
+  }
 }

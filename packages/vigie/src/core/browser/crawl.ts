@@ -2,14 +2,11 @@
 // paths: "/" or the site's critical routes under its base), each checked
 // for its status and runtime faults with bounded concurrency, one reused page per worker.
 import type { BrowserContext, Page } from "playwright-core";
-import { clip } from "../answer.ts";
 import { runPool } from "../pool.ts";
 import { SourceFiles } from "../source/files.ts";
-import { locateImage } from "../source/images.ts";
-import { unknown } from "../source/located.ts";
 import { cachedFetcher, type FetchText } from "../source/sourceMaps.ts";
 import { withTimeout } from "../wait.ts";
-import { quickContentAudit, runAxe, type Violation } from "./a11y.ts";
+import { locateViolationImages, quickContentAudit, runAxe, type Violation } from "./a11y.ts";
 import { checkPageAsSite } from "./devMachinery.ts";
 import { type CheckOptions, hasFaults, type PageFindings } from "./findings.ts";
 import { locateFindings } from "./locate.ts";
@@ -65,9 +62,6 @@ export interface CrawlOptions extends CheckOptions {
 /** Locating one page's findings gives up after this long (the page keeps its findings, unlocated). */
 const LOCATE_TIMEOUT_MS = 10_000;
 
-/** Images without alt text whose `src` is looked for in the sources. */
-const IMAGE_RULES = new Set(["image-alt", "input-image-alt"]);
-
 /** Source files and fetched scripts shared by every page of one crawl. */
 interface Locator {
   root: string;
@@ -79,17 +73,7 @@ interface Locator {
 async function locatePage(page: CrawlPage, locator: Locator): Promise<void> {
   const work = (async () => {
     if (hasFaults(page)) await locateFindings(page, locator.root, { files: locator.files, fetchText: locator.fetchText });
-    for (const violation of page.a11y ?? []) {
-      if (!IMAGE_RULES.has(violation.id) || !violation.srcs?.length) continue;
-      violation.sources = violation.srcs.map((src) => {
-        if (!locator.files.hasSources()) return unknown("the project has no src/");
-        try {
-          return locateImage(locator.files, src, page.url);
-        } catch (error) {
-          return unknown(clip(`could not be located: ${(error as Error).message}`, 120));
-        }
-      });
-    }
+    locateViolationImages(page.a11y ?? [], locator.files, page.url);
   })();
   await withTimeout(work, LOCATE_TIMEOUT_MS, async () => undefined).catch(() => undefined);
 }

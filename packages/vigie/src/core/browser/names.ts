@@ -32,3 +32,15 @@ export function pruneOldest(dir: string, keep: number): number {
 export function pngSize(buffer: Buffer): { width: number; height: number } {
   return { width: buffer.readUInt32BE(16), height: buffer.readUInt32BE(20) };
 }
+
+/** A JPEG's size, read from its start-of-frame segment; 0×0 when it has none. */
+export function jpegSize(buffer: Buffer): { width: number; height: number } {
+  for (let at = 2; at + 9 < buffer.length; at += 2 + buffer.readUInt16BE(at + 2)) {
+    if (buffer[at] !== 0xff) break;
+    const marker = buffer[at + 1] ?? 0;
+    if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker)) {
+      return { width: buffer.readUInt16BE(at + 7), height: buffer.readUInt16BE(at + 5) };
+    }
+  }
+  return { width: 0, height: 0 };
+}

@@ -1,17 +1,10 @@
-// screenshot: a PNG of a page (viewport or full page, desktop or mobile, or one element)
-// under .opencode/screenshots/, named from the path; the answer is a path, not the image.
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+// screenshot: a settled page (viewport or full page, or one element) captured as PNG or JPEG,
+// the elements a check is about outlined first.
 import type { Page } from "playwright-core";
 import type { Action } from "../actions.ts";
 import { StepError } from "../nextStep.ts";
-import { type Project, relativePath, statePath } from "../project.ts";
 import type { PageFindings } from "./findings.ts";
-import { pngSize, pruneOldest, slugForPath, timestamp } from "./names.ts";
-import type { BrowserSession } from "./session.ts";
-import { withState } from "./state.ts";
-import { VIEWPORTS, type ViewportName } from "./viewports.ts";
-import { checkPage } from "./watch.ts";
+import type { ViewportName } from "./viewports.ts";
 
 export const KEEP_SCREENSHOTS = 50;
 
@@ -34,9 +27,16 @@ export interface ShotResult {
   findings: PageFindings;
 }
 
-/** Captures a settled page as PNG bytes (animations stopped, caret hidden). */
-export async function capture(page: Page, options: ShotOptions): Promise<Buffer> {
-  const common = { animations: "disabled", caret: "hide", timeout: 15_000 } as const;
+/** What to outline on a page: CSS selectors, and the names of islands that failed. */
+export interface Outline {
+  selectors: string[];
+  islands: string[];
+}
+
+/** Captures a settled page as PNG bytes, or JPEG ones (animations stopped, caret hidden). */
+export async function capture(page: Page, options: ShotOptions & { jpeg?: boolean }): Promise<Buffer> {
+  const format = options.jpeg ? ({ type: "jpeg", quality: 70 } as const) : ({ type: "png" } as const);
+  const common = { ...format, animations: "disabled", caret: "hide", timeout: 15_000 } as const;
   if (options.selector) {
     const element = page.locator(options.selector).first();
     if ((await element.count()) === 0) {
@@ -64,24 +64,51 @@ export function refuseErrorPage(findings: PageFindings, what: string): void {
   );
 }
 
-export async function takeScreenshot(
-  project: Project,
-  session: BrowserSession,
-  url: string,
-  path: string,
-  options: ShotOptions = {},
-): Promise<ShotResult> {
-  const viewport = options.viewport ?? "desktop";
-  return session.withPage(
-    async (page) => {
-      const findings = await checkPage(page, url, options.actions?.length ? { actions: options.actions } : {});
-      const png = await capture(page, options);
-      const dir = join(project.stateDir, "screenshots");
-      const file = statePath(project, "screenshots", `${slugForPath(path)}-${viewport}-${timestamp()}.png`);
-      writeFileSync(file, png);
-      pruneOldest(dir, KEEP_SCREENSHOTS);
-      return { file: relativePath(project, file), ...pngSize(png), bytes: png.length, findings };
+/**
+ * Outlines the elements in the page and scrolls the first into the middle of the viewport (the
+ * top of the page when there is none); the selectors that matched something.
+ */
+export async function outlineElements(page: Page, { selectors, islands }: Outline): Promise<string[]> {
+  return page.evaluate(
+    ({ selectors, islands }) => {
+      const mark = (element: Element) => {
+        const style = (element as HTMLElement).style;
+        if (!style) return;
+        style.setProperty("outline", "4px solid #e11d48", "important");
+        style.setProperty("outline-offset", "2px", "important");
+        // An island's element has no box of its own: its first child shows where it is.
+        if (getComputedStyle(element).display === "contents") for (const child of element.children) mark(child);
+      };
+      const found: Element[] = [];
+      const matched: string[] = [];
+      for (const selector of selectors) {
+        let elements: Element[] = [];
+        try {
+          elements = [...document.querySelectorAll(selector)];
+        } catch {
+          // axe's targets inside frames or shadow roots are not selectors of this document.
+        }
+        if (elements.length) matched.push(selector);
+        found.push(...elements);
+      }
+      for (const island of document.querySelectorAll("astro-island")) {
+        let name = "";
+        try {
+          name = (JSON.parse(island.getAttribute("opts") ?? "{}") as { name?: string }).name ?? "";
+        } catch {}
+        const file = (island.getAttribute("component-url") ?? "").split("/").pop()?.replace(/\..*$/, "") ?? "";
+        const hit = islands.find((component) => component === name || component === file);
+        if (hit) {
+          found.push(island);
+          matched.push(`astro-island (${hit})`);
+        }
+      }
+      for (const element of found) mark(element);
+      const first = found.map((element) => (getComputedStyle(element).display === "contents" ? element.firstElementChild : element))[0];
+      if (first) first.scrollIntoView({ block: "center", inline: "nearest" });
+      else window.scrollTo(0, 0);
+      return matched;
     },
-    withState(options.storageState, VIEWPORTS[viewport]),
+    { selectors, islands },
   );
 }

@@ -1,5 +1,7 @@
-// The link check as the tools and validate run it: the built pages and assets where the
-// adapter puts them, a link to a route rendered on demand left to the crawl (it loads that page).
+// The link check as the tools and validate run it. On a build: the built pages and assets where
+// the adapter puts them, a link to a route rendered on demand left to the crawl (it loads that
+// page). On the dev server: the links of the given pages as it renders them.
+import { checkDevLinks, type DevLinksOptions, type DevLinksResult } from "../links/devLinks.ts";
 import { checkLinks, type LinkCheckResult } from "../links/links.ts";
 import { onDemandRoute, type Site } from "../site.ts";
 
@@ -9,4 +11,9 @@ export function checkSiteLinks(site: Site): Promise<LinkCheckResult> {
     dir: site.staticDir,
     ...(onDemand ? { onDemand: (pathname: string) => onDemandRoute(site, pathname) !== undefined } : {}),
   });
+}
+
+/** The links of `paths` (URL paths under the base) as the dev server at `origin` renders them. */
+export function checkDevSiteLinks(site: Site, origin: string, paths: string[], options: DevLinksOptions = {}): Promise<DevLinksResult> {
+  return checkDevLinks(site, origin, paths, options);
 }

@@ -14,6 +14,7 @@ import { servedFile } from "../files.ts";
 import { type FailureCause, failureCauses, faultsWithCauses } from "../production/pageCauses.ts";
 import { devLog, lineOfMessage } from "../production/serverErrors.ts";
 import { builtDirs, onDemandPaths, routeOfPath, type Site } from "../site.ts";
+import { acceptSelectorsOf } from "./a11y.ts";
 
 export interface SiteCrawlOptions {
   session: BrowserSession;
@@ -69,7 +70,7 @@ export async function crawlSitePages(site: Site, options: SiteCrawlOptions): Pro
     startPaths: options.startPaths ?? config.criticalRoutes ?? site.critical,
     alsoPaths: onDemandPaths(site),
     ...(options.paths ? { paths: options.paths } : {}),
-    acceptSelectors: (config.accept ?? []).flatMap((rule) => (rule.selector ? [rule.selector] : [])),
+    acceptSelectors: acceptSelectorsOf(config),
     ...(options.shard ? { shard: options.shard } : {}),
     maxPages: options.maxPages ?? config.crawl?.maxPages,
     concurrency: options.concurrency ?? config.crawl?.concurrency,

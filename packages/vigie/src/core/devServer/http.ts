@@ -22,6 +22,8 @@ export interface HttpGetOptions {
   path: string;
   /** Default: the running dev server's port. */
   port?: number;
+  /** Instead of a port: the origin of a server on this machine ("http://localhost:4321"). */
+  origin?: string;
   timeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -112,22 +114,37 @@ export function devErrorName(status: number, html: string): string | undefined {
   return title && /^\w*Error$|^\w+Exception$/.test(title) ? title : undefined;
 }
 
-/** GETs a path on the local server (the running dev server by default). */
-export async function httpGet(project: Project, options: HttpGetOptions): Promise<HttpGetResult> {
-  checkPath(options.path);
+/** The local server asked: the origin given, else the port given on 127.0.0.1, else the dev server's. */
+function serverOf(project: Project, options: HttpGetOptions): URL {
+  if (options.origin) return new URL(options.origin);
   const port = options.port ?? readDevPort(project);
   if (port === undefined) {
     const hint = 'Start the dev server first, or pass the "port" of a local server.';
     throw new StepError("no dev server of this project is running", "dev-not-running", hint);
   }
+  return new URL(`http://${LOOPBACK}:${port}`);
+}
+
+/** GETs a path on the local server (the running dev server by default). */
+export async function httpGet(project: Project, options: HttpGetOptions): Promise<HttpGetResult> {
+  checkPath(options.path);
+  const server = serverOf(project, options);
+  const https = server.protocol === "https:";
+  const port = Number(server.port || (https ? 443 : 80));
   const timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
-  const url = new URL(options.path, `http://${LOOPBACK}:${port}`);
-  if (url.hostname !== LOOPBACK || url.port !== String(port)) refuse("it would leave the local server", PATH_HINT);
+  const url = new URL(options.path, server);
+  if (url.origin !== server.origin) refuse("it would leave the local server", PATH_HINT);
   const logFrom = logSize(project);
   const started = Date.now();
   let response: Awaited<ReturnType<typeof getLocal>>;
   try {
-    response = await getLocal(port, `${url.pathname}${url.search}`, { timeoutMs, signal: options.signal, maxBodyBytes: 2 * 1024 * 1024 });
+    response = await getLocal(port, `${url.pathname}${url.search}`, {
+      timeoutMs,
+      signal: options.signal,
+      maxBodyBytes: 2 * 1024 * 1024,
+      host: url.hostname.replace(/^\[|\]$/g, ""),
+      https,
+    });
   } catch (error) {
     if (error instanceof RequestTimeout) {
       const hint = 'The page may be compiling or stuck: retry with a larger "timeoutMs", or read the dev server\'s log.';

@@ -1,6 +1,7 @@
 // One GET to the local server over node:http: no connection pool (nothing stays open
 // after the answer), a hard timeout, and a body read up to a cap while counting the rest.
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { LOOPBACK } from "./ports.ts";
 
 export interface LocalResponse {
@@ -18,6 +19,10 @@ export interface LocalRequestOptions {
   headersOnly?: boolean;
   maxBodyBytes?: number;
   signal?: AbortSignal;
+  /** Another loopback host ("localhost", "::1"); default 127.0.0.1. */
+  host?: string;
+  /** Over TLS (a local server on https). */
+  https?: boolean;
 }
 
 export class RequestTimeout extends Error {
@@ -29,12 +34,12 @@ export class RequestTimeout extends Error {
   }
 }
 
-/** GET http://127.0.0.1:<port><path>. Rejects on connection errors and on timeout. */
+/** GET http://127.0.0.1:<port><path> (or another loopback host). Rejects on connection errors and on timeout. */
 export function getLocal(port: number, path: string, options: LocalRequestOptions): Promise<LocalResponse> {
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   return new Promise((resolve, reject) => {
-    const request = httpRequest({
-      host: LOOPBACK,
+    const request = (options.https ? httpsRequest : httpRequest)({
+      host: options.host ?? LOOPBACK,
       port,
       path,
       method: "GET",

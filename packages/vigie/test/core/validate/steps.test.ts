@@ -4,14 +4,18 @@
 // to do. The runs that produce those results have their own tests.
 import assert from "node:assert/strict";
 import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { SiteFacts } from "../../../src/core/astro/astroConfig.ts";
 import type { CrawlPage } from "../../../src/core/browser/crawl.ts";
 import type { PerfResult } from "../../../src/core/browser/perf.ts";
 import type { BuildResult } from "../../../src/core/build/build.ts";
 import { faultsWithCauses } from "../../../src/core/production/pageCauses.ts";
+import { projectAt } from "../../../src/core/project.ts";
 import type { ValidateContext } from "../../../src/core/validate/context.ts";
 import type { Finding } from "../../../src/core/validate/findings.ts";
 import { buildFindings } from "../../../src/core/validate/steps/build.ts";
@@ -245,8 +249,11 @@ describe("critical routes", () => {
     server.listen(0, "127.0.0.1");
     await once(server, "listening");
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // The project whose server log a 5xx's cause is looked for in (it has none).
+    const dir = mkdtempSync(join(tmpdir(), "vigie-routes-"));
+    const project = projectAt(dir);
     try {
-      const dev = { ...context(), critical: ["/", "/en/", "/gone/"], dev: { url }, options: {} } as unknown as ValidateContext;
+      const dev = { ...context(), project, critical: ["/", "/en/", "/gone/"], dev: { url }, options: {} } as unknown as ValidateContext;
       const outcome = await routesStep.run(dev);
       assert.deepEqual(
         outcome.findings?.map((f) => `${f.page} ${f.message}`),
@@ -254,12 +261,13 @@ describe("critical routes", () => {
       );
       assert.match(outcome.summary, /^1\/3 routes answer \(\/ answered once asked again: the dev server was settling\)$/);
       asked = 0;
-      const given = { ...context(), critical: ["/"], options: { baseUrl: url } } as unknown as ValidateContext;
+      const given = { ...context(), project, critical: ["/"], options: { baseUrl: url } } as unknown as ValidateContext;
       assert.deepEqual(
         (await routesStep.run(given)).findings?.map((f) => `${f.page} ${f.message}`),
         ["/ HTTP 503"],
       );
     } finally {
+      rmSync(dir, { recursive: true, force: true });
       server.close();
     }
   });

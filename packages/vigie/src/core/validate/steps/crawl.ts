@@ -1,10 +1,10 @@
 // Every page in Chromium: runtime faults and accessibility. On the production build when
 // there is one (what readers get), else on the live server.
 
-import type { Violation } from "../../browser/a11y.ts";
 import type { CrawlPage } from "../../browser/crawl.ts";
 import type { PageFault } from "../../browser/faults.ts";
 import { faultMessage, faultText, sourceOf } from "../../browser/faultView.ts";
+import { a11yImpacts, type JudgedViolation, judgeViolations } from "../../checks/a11y.ts";
 import { type CrawledPage, crawlSitePages, recordCrawl, type SiteFault } from "../../checks/pages.ts";
 import { chosenPages, enabled, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
 import type { Finding, ValidationReport } from "../findings.ts";
@@ -58,16 +58,14 @@ function interruptedFinding(ctx: ValidateContext, page: CrawlPage, why: string):
 }
 
 /**
- * One accessibility violation as a finding: a FAIL at the impacts the config fails on, a WARN
- * otherwise, and a WARN that names the theme when it is in a theme's own markup (which the site
- * cannot change).
+ * One accessibility violation as the a11y check judged it, as a finding: a FAIL at the impacts
+ * the config fails on, a WARN otherwise, and a WARN that names the theme when it is in a theme's
+ * own markup (which the site cannot change).
  */
-function a11yFinding(ctx: ValidateContext, page: CrawlPage, violation: Violation, fail: boolean): Finding {
+function a11yFinding(ctx: ValidateContext, page: CrawlPage, { violation, severity, source }: JudgedViolation): Finding {
   const theme = themeOriginOf({ rule: violation.id, page: page.path, target: violation.target }, violation.within ?? [], ctx.site.settings);
-  // Images are found back in the sources by their src: the first one located.
-  const source = violation.sources?.flatMap((located) => ("source" in located ? [located.source] : []))[0];
   return {
-    severity: fail && !theme ? "fail" : "warn",
+    severity: severity === "fail" && !theme ? "fail" : "warn",
     tool: ctx.tool("browser_a11y"),
     rule: violation.id,
     page: page.path,
@@ -82,29 +80,22 @@ function a11yFinding(ctx: ValidateContext, page: CrawlPage, violation: Violation
   };
 }
 
-const failOnOf = (ctx: ValidateContext): Set<string> => new Set(ctx.config.a11y?.failOn ?? ["serious", "critical"]);
-
-/** The accessibility impacts validate reports: those it fails on, and moderate ones as warnings. */
-const reportedImpacts = (ctx: ValidateContext): Set<string> => new Set([...failOnOf(ctx), "moderate"]);
-
 /** One crawled page's findings and its line in the report. */
 export function judgePage(ctx: ValidateContext, { page, faults, linkedFrom }: CrawledPage) {
-  const failOn = failOnOf(ctx);
-  const reported = reportedImpacts(ctx);
-  const a11yFaults = (page.a11y ?? []).filter((v) => reported.has(v.impact));
+  const a11yFaults = judgeViolations(ctx.site, ctx.config, page.a11y ?? []);
   // A broken link is the fault of the page that has it.
   const linking = (fault: SiteFault) => (fault.rule === "broken-link" && linkedFrom ? { ...page, path: linkedFrom } : page);
   const findings = [
     ...faults.map((fault) => faultFinding(ctx, linking(fault), fault)),
     ...(page.interrupted ? [interruptedFinding(ctx, page, page.interrupted)] : []),
-    ...a11yFaults.map((violation) => a11yFinding(ctx, page, violation, failOn.has(violation.impact))),
+    ...a11yFaults.map((judged) => a11yFinding(ctx, page, judged)),
   ];
   const ok = !faults.some((fault) => !fault.unsure) && !findings.some((finding) => finding.severity === "fail");
   const line: ValidationReport["pages"][number] = {
     path: page.path,
     status: page.status,
     ok,
-    summary: `${(faults[0] && faultText(faults[0])) ?? a11yFaults[0]?.id ?? "ok"}${page.reloaded ? ` (reloaded: ${page.reloaded})` : ""}`,
+    summary: `${(faults[0] && faultText(faults[0])) ?? a11yFaults[0]?.violation.id ?? "ok"}${page.reloaded ? ` (reloaded: ${page.reloaded})` : ""}`,
   };
   return { findings, line };
 }
@@ -181,7 +172,7 @@ export const crawlStep: Step = {
         pagesUrl,
         result.pages,
         new Set(pages.filter((page) => !page.ok).map((page) => page.path)),
-        (impact) => reportedImpacts(ctx).has(impact),
+        (impact) => a11yImpacts(ctx.config).reported.has(impact),
       ),
     };
   },

@@ -1,6 +1,5 @@
 // Every internal link, asset and #fragment of the build resolves; every page has its alternates.
-import { checkSiteLinks } from "../../checks/links.ts";
-import { checkDevLinks } from "../../links/devLinks.ts";
+import { checkDevSiteLinks, checkSiteLinks } from "../../checks/links.ts";
 import type { BrokenLink } from "../../links/links.ts";
 import { enabled, firstShard, type Step, type ValidateContext } from "../context.ts";
 import type { Finding } from "../findings.ts";
@@ -42,7 +41,7 @@ export const linksStep: Step = {
     // --changed on vigie's dev server: the links of the pages the change reaches, as it renders them.
     const dev = ctx.options.changes?.dev;
     if (dev) {
-      const result = await checkDevLinks(ctx.site, dev.url, dev.paths, { signal: ctx.options.signal, known: dev.known });
+      const result = await checkDevSiteLinks(ctx.site, dev.url, dev.paths, { signal: ctx.options.signal, known: dev.known });
       const findings = result.broken.map((broken) => linkFinding(ctx, broken));
       const failing = findings.filter((finding) => finding.severity === "fail").length;
       return {

@@ -1,12 +1,12 @@
 // Performance of the home and one article, judged on production only: a dev server's
 // timings are not what readers get, and a dev server that reloads pages cannot be
 // measured steadily. It runs after the other steps, on a machine they no longer load.
-// A page is judged on the median of `perfRuns` loads (default 3); one over budget is measured
-// again (3 more loads) before it fails, so one slow load on a busy machine is not a verdict.
+// Each page is measured by the check service's perf check (which browser_perf runs too): the
+// median of `perfRuns` loads, a page over budget measured again before it fails.
 // The causes perf finds (a lazy LCP image, a shift's image without dimensions...) are warnings.
-import { judge, measurePerf, type PerfResult } from "../../browser/perf.ts";
-import { locateCauses, type PerfCause } from "../../browser/perfCauses.ts";
-import { budgetsOf, storageStateOf } from "../../config.ts";
+import type { PerfResult } from "../../browser/perf.ts";
+import type { PerfCause } from "../../browser/perfCauses.ts";
+import { checkPagePerf } from "../../checks/perf.ts";
 import { chosenPages, enabled, firstShard, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
 import type { Finding, PerfFigure } from "../findings.ts";
 
@@ -17,9 +17,6 @@ async function routesOf(ctx: ValidateContext): Promise<string[]> {
   const choice = await chosenPages(ctx);
   return choice ? routes.filter((route) => choice.paths.includes(route)) : routes;
 }
-
-/** Loads added to a page over budget before it fails. */
-export const REMEASURE_RUNS = 3;
 
 const SPREAD_UNITS: Partial<Record<keyof PerfResult["medians"], [string, string]>> = {
   loadMs: ["load", " ms"],
@@ -72,21 +69,7 @@ export function causeFindings(ctx: ValidateContext, route: string, causes: PerfC
 /** One route measured: its figure, and a finding per metric over budget (or why it could not be measured). */
 async function measureRoute(ctx: ValidateContext, url: string, route: string): Promise<{ figure?: PerfFigure; findings: Finding[] }> {
   const tool = ctx.tool("browser_perf");
-  const budgets = budgetsOf(ctx.config);
-  const options = { budgets, storageState: storageStateOf(ctx.project, ctx.config) };
-  const pageUrl = `${url}${route}`;
-  let result = await measurePerf(ctx.options.session, pageUrl, { ...options, runs: ctx.config.perfRuns ?? 3 }).catch(
-    (error: Error) => error,
-  );
-  if (!(result instanceof Error) && result.verdict === "over_budget" && result.server === "production") {
-    // Over budget: measured again, judged on every load.
-    const first = result;
-    const again = await measurePerf(ctx.options.session, pageUrl, { ...options, runs: REMEASURE_RUNS }).catch(() => undefined);
-    if (again) {
-      const samples = [...first.samples, ...again.samples];
-      result = { ...first, ...judge(samples, budgets), runs: samples.length, samples };
-    }
-  }
+  const result = await checkPagePerf(ctx.site, { session: ctx.options.session, url: `${url}${route}`, config: ctx.config });
   if (result instanceof Error) {
     const message = `could not measure: ${result.message.split("\n")[0]}`;
     const fix = `Measure it alone with ${tool}; a dev server that keeps reloading the page cannot be measured.`;
@@ -94,7 +77,6 @@ async function measureRoute(ctx: ValidateContext, url: string, route: string): P
   }
   const figure = figureOf(route, result);
   if (figure.verdict === "not_judged") return { figure, findings: [] };
-  await locateCauses(result.causes, ctx.project.root, pageUrl);
   return { figure, findings: [...budgetFindings(ctx, route, result), ...causeFindings(ctx, route, result.causes)] };
 }
 
