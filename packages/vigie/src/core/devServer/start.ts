@@ -118,8 +118,8 @@ export async function startDevServer(project: Project, options: StartOptions = {
   const timeoutMs = options.timeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
   const mode = options.mode ?? "dev";
   const planned = mode === "preview" && !options.command ? plannedPreview(project) : undefined;
-  if (planned && "kind" in planned) return planned;
-  const command = checkCommand(options.command ?? planned?.command ?? DEFAULT_COMMANDS[mode]);
+  const servedBy = planned && !("kind" in planned) ? planned.command : undefined;
+  const command = checkCommand(options.command ?? servedBy ?? DEFAULT_COMMANDS[mode]);
   return withLock(project, "dev-server", { waitMs: timeoutMs + 30_000 }, async () => {
     const state = inspect(project);
     if (state.kind === "running") return alreadyRunning(project, state.record, options, mode, timeoutMs);
@@ -129,6 +129,8 @@ export async function startDevServer(project: Project, options: StartOptions = {
     // A crash record, a stale pid file: start afresh (the old log is replaced below).
     if (state.kind !== "none") clearRecord(project);
 
+    // No preview for a build vigie does not know how to serve (a server already running was answered above).
+    if (planned && "kind" in planned) return planned;
     if (planned && !existsSync(planned.needs)) {
       const error = `preview needs a build: there is no ${relativePath(project, planned.needs)}/ folder`;
       return { kind: "failed", error, reason: "needs-build" };

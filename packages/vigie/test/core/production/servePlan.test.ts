@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
+import { startDevServer } from "../../../src/core/devServer/index.ts";
 import { freePort, startInGroup } from "../../../src/core/process/group.ts";
 import { groupAlive } from "../../../src/core/process/kill.ts";
 import { ADAPTERS, adapterServing, NO_ADAPTER, UNKNOWN_ADAPTER } from "../../../src/core/production/adapters.ts";
@@ -84,6 +85,14 @@ describe("the serve plan, line by line of the adapters' table", () => {
       } else assert.equal(command, undefined, "astro preview and the dev server are not vigie's to run");
     });
   }
+
+  test("an adapter vigie does not know: dev_start --mode preview says so and starts nothing", async () => {
+    const root = site({ "astro.config.mjs": config({ module: "@deno/astro-adapter", name: "deno" }), "dist/index.html": "<h1>Home</h1>" });
+    const result = await startDevServer(projectAt(root), { mode: "preview" });
+    assert.equal(result.kind, "failed");
+    assert.ok(result.kind === "failed" && result.reason === "no-preview", JSON.stringify(result));
+    assert.match(result.error, /@deno\/astro-adapter is not one vigie knows how to serve/);
+  });
 
   test("the plan follows the config's outDir and base", () => {
     const root = site({ "astro.config.mjs": config(undefined, ' outDir: "./build", base: "/docs"') });
