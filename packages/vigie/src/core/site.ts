@@ -6,7 +6,8 @@
 import { relative } from "node:path";
 import { type AstroSettings, criticalRoutesOf, readAstroSettings, type SiteFacts, sitePath } from "./astro/astroConfig.ts";
 import { findCollections } from "./astro/collections.ts";
-import { type Rendering, readRendering, renderingFacts, routeOf, type ServeMode, type SiteRoute } from "./astro/rendering.ts";
+import { type Rendering, readRendering, renderingFacts, routeOf, type SiteRoute } from "./astro/rendering.ts";
+import type { ServeMode } from "./production/adapters.ts";
 import type { Project } from "./project.ts";
 
 export interface Site {

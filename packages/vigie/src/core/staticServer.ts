@@ -8,8 +8,9 @@ import { createHash } from "node:crypto";
 import { once } from "node:events";
 import { createReadStream, existsSync, readFile, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { basename, extname, join, relative, resolve, sep } from "node:path";
+import { basename, join, relative, resolve, sep } from "node:path";
 import { servedFile } from "./files.ts";
+import { contentType } from "./mime.ts";
 
 /** The origins of the static servers running in this process: their caching can be trusted. */
 const ORIGINS = new Set<string>();
@@ -33,26 +34,6 @@ function isHashedAsset(root: string, path: string, assets: string): boolean {
 
 /** From the status too: the 404 page is never confirmed in place of a page that was there. */
 const etagOf = (status: number, body: Buffer) => `"${status}-${createHash("sha1").update(body).digest("base64url")}"`;
-
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".json": "application/json",
-  ".xml": "application/xml",
-  ".txt": "text/plain; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".jpg": "image/jpeg",
-  ".jpeg": "image/jpeg",
-  ".webp": "image/webp",
-  ".avif": "image/avif",
-  ".gif": "image/gif",
-  ".ico": "image/x-icon",
-  ".woff2": "font/woff2",
-  ".woff": "font/woff",
-};
 
 export interface StaticServer {
   url: string;
@@ -128,7 +109,7 @@ function answer(site: Site, request: IncomingMessage, response: ServerResponse):
   }
   const { path, status } = found;
   response.statusCode = status;
-  response.setHeader("content-type", TYPES[extname(path)] ?? "application/octet-stream");
+  response.setHeader("content-type", contentType(path));
   let size = 0;
   try {
     size = statSync(path).size;
@@ -149,16 +130,17 @@ function answer(site: Site, request: IncomingMessage, response: ServerResponse):
 
 /**
  * `base` ("/docs/"): the site's pages are served under it, as Astro's `base` puts them;
- * `assets`: the build's folder of content-hashed files (Astro's `build.assets`, default `_astro`).
+ * `assets`: the build's folder of content-hashed files (Astro's `build.assets`, default `_astro`);
+ * `port`: the port to listen on (default: one the system gives).
  */
-export async function serveStatic(dir: string, options: { base?: string; assets?: string } = {}): Promise<StaticServer> {
+export async function serveStatic(dir: string, options: { base?: string; assets?: string; port?: number } = {}): Promise<StaticServer> {
   const site: Site = {
     root: resolve(dir),
     base: (options.base ?? "/").replace(/\/+$/, ""),
     assets: (options.assets ?? "_astro").replace(/^\/+|\/+$/g, ""),
   };
   const server = createServer((request, response) => answer(site, request, response));
-  server.listen(0, "127.0.0.1");
+  server.listen(options.port ?? 0, "127.0.0.1");
   await once(server, "listening");
   const address = server.address();
   if (!address || typeof address === "string") throw new Error("the static server has no address");

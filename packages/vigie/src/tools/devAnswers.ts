@@ -27,6 +27,8 @@ function failureHint(failure: Failed): string {
   switch (failure.reason) {
     case "needs-build":
       return 'Run blog_build_run first, or start with mode "dev".';
+    case "no-preview":
+      return 'Start with mode "dev", or pass the "command" that serves the build.';
     case "port-taken":
       return `That server is not ours. Pass another "port" (e.g. ${failure.port + 1}), or stop that program.`;
     case "no-free-port":

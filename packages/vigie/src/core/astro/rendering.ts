@@ -5,20 +5,16 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { walkFiles } from "../files.ts";
-import { netlifyNotes, readNetlifyOutput } from "../production/netlifyOutput.ts";
-import { readVercelOutput, vercelNotes } from "../production/vercelOutput.ts";
+import {
+  type AdapterServing,
+  adapterServing,
+  OUTPUT_PLATFORMS,
+  type OutputKind,
+  type ServeMode,
+  servingDir,
+} from "../production/adapters.ts";
 import type { Project } from "../project.ts";
 import type { AstroSettings } from "./astroConfig.ts";
-
-/**
- * How the production pass serves a build: vigie's static server, the adapter's own server
- * (`astro preview`), vigie's offline server of the adapter's build output (Vercel, Netlify),
- * or none (the dev server, for an adapter vigie does not know).
- */
-export type ServeMode = "static" | "preview" | "output" | "dev";
-
-/** The platforms whose build output vigie serves itself (ServeMode "output"). */
-export type OutputKind = "vercel" | "netlify";
 
 export interface SiteRoute {
   /** The route as Astro writes it: "/greet/[name]". */
@@ -50,36 +46,6 @@ export interface Rendering {
   /** The file they were read from, relative to the root. */
   routesFrom?: string;
 }
-
-interface AdapterFacts {
-  serve: ServeMode;
-  outputKind?: OutputKind;
-  /** The folders of its build output outside outDir, relative to the root. */
-  buildDirs?: string[];
-  /** The prerendered HTML's folder, relative to the root (outDir written as "{outDir}"). */
-  staticDir: string;
-  /** Where its server bundle is, relative to the root. */
-  serverDirs: string[];
-}
-
-const ADAPTERS: Record<string, AdapterFacts> = {
-  "@astrojs/node": { serve: "preview", staticDir: "{outDir}/client", serverDirs: ["{outDir}/server"] },
-  "@astrojs/cloudflare": { serve: "preview", staticDir: "{outDir}/client", serverDirs: ["{outDir}/server"] },
-  "@astrojs/vercel": {
-    serve: "output",
-    outputKind: "vercel",
-    buildDirs: [".vercel/output"],
-    staticDir: ".vercel/output/static",
-    serverDirs: [".vercel/output/functions"],
-  },
-  "@astrojs/netlify": {
-    serve: "output",
-    outputKind: "netlify",
-    buildDirs: [".netlify"],
-    staticDir: "{outDir}",
-    serverDirs: [".netlify/v1/functions", ".netlify/build"],
-  },
-};
 
 /** A route list is looked for in files up to this size. */
 const MAX_BUNDLE_BYTES = 20_000_000;
@@ -157,13 +123,12 @@ function builtRoutes(project: Project, dirs: string[]): { routes: SiteRoute[]; f
 const short = (module: string) => module.replace(/^@astrojs\//, "");
 
 /** Why the build is served that way, in one line; for a build output, what of it this server does not do. */
-function serveNoteOf(project: Project, adapter: string, facts: AdapterFacts, outDir: string): string {
-  if (facts.serve === "preview") return `adapter ${short(adapter)}: the build is served by its own server (astro preview)`;
-  if (facts.serve !== "output") return `adapter ${short(adapter)} is not one vigie knows: pages checked on the dev server`;
-  const output = facts.outputKind === "vercel" ? readVercelOutput(project.root) : readNetlifyOutput(project.root, outDir);
-  const notes = !output ? [] : "routes" in output ? vercelNotes(output) : netlifyNotes(output);
-  const where = facts.outputKind === "vercel" ? ".vercel/output" : ".netlify/ and the publish folder";
-  return `adapter ${short(adapter)}: its build output (${where}) served offline by vigie as ${facts.outputKind === "vercel" ? "Vercel" : "Netlify"} serves it${
+function serveNoteOf(project: Project, adapter: string, line: AdapterServing, outDir: string): string {
+  if (line.serve === "preview") return `adapter ${short(adapter)}: the build is served by its own server (astro preview)`;
+  if (line.serve !== "output" || !line.output) return `adapter ${short(adapter)} is not one vigie knows: pages checked on the dev server`;
+  const platform = OUTPUT_PLATFORMS[line.output];
+  const notes = platform.notes(project.root, outDir);
+  return `adapter ${short(adapter)}: its build output (${platform.where}) served offline by vigie as ${platform.label} serves it${
     notes.length ? `; not as deployed: ${notes.join(", ")}` : ""
   }`;
 }
@@ -171,23 +136,19 @@ function serveNoteOf(project: Project, adapter: string, facts: AdapterFacts, out
 /** How the site renders and how its build is served, from its config and its last build. */
 export function readRendering(project: Project, settings: AstroSettings): Rendering {
   const { output, adapter, outDir } = settings;
-  const at = (path: string) => join(project.root, path.replace("{outDir}", relative(project.root, outDir) || "."));
-  if (!adapter) {
-    return { output, serve: "static", serveNote: "a static build: served by vigie's static server", staticDir: outDir, buildDirs: [] };
-  }
-  const known = ADAPTERS[adapter];
+  const at = (path: string) => servingDir(project.root, outDir, path);
   // An adapter vigie does not know: its prerendered pages where Astro's server builds put them.
-  const facts = known ?? { serve: "dev", staticDir: "{outDir}/client", serverDirs: ["{outDir}/server"] };
-  const staticDir = existsSync(at(facts.staticDir)) ? at(facts.staticDir) : outDir;
-  const found = builtRoutes(project, facts.serverDirs.map(at));
+  const line = adapterServing(adapter);
+  const staticDir = existsSync(at(line.staticDir)) ? at(line.staticDir) : outDir;
+  const found = builtRoutes(project, line.serverDirs.map(at));
   return {
     output,
-    adapter,
-    serve: facts.serve,
-    serveNote: serveNoteOf(project, adapter, facts, outDir),
+    ...(adapter ? { adapter } : {}),
+    serve: line.serve,
+    serveNote: adapter ? serveNoteOf(project, adapter, line, outDir) : "a static build: served by vigie's static server",
     staticDir,
-    ...(facts.outputKind ? { outputKind: facts.outputKind } : {}),
-    buildDirs: (facts.buildDirs ?? []).map(at),
+    ...(line.output ? { outputKind: line.output } : {}),
+    buildDirs: line.buildDirs.map(at),
     ...(found ? { routes: found.routes, routesFrom: found.from } : {}),
   };
 }

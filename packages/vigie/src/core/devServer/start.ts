@@ -6,7 +6,7 @@ import { closeSync, existsSync, linkSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { clip, VigieError } from "../answer.ts";
 import { bootId, isLive, readProcStat, requireProc } from "../process/inspect.ts";
-import { projectNode, runnerFile } from "../production/outputServer.ts";
+import { plannedCommand, servePlan } from "../production/servePlan.ts";
 import { type Project, relativePath } from "../project.ts";
 import type { Site } from "../site.ts";
 import { type AstroServer, astroLogPath, findAstroServer, removeAstroLocks, type StartedBy, startedBy } from "./astroLock.ts";
@@ -71,6 +71,7 @@ export interface StartOptions {
 /** Why a start failed; tools/devAnswers.ts words the hint for each (the core names no tool). */
 export type StartFailure =
   | { reason: "needs-build" }
+  | { reason: "no-preview" }
   | { reason: "port-taken"; port: number; holder: PortHolder | undefined }
   | { reason: "no-free-port" }
   | { reason: "never-ready"; pid: number; logTail: string[] }
@@ -117,8 +118,9 @@ export async function startDevServer(site: Site, options: StartOptions = {}): Pr
   requireProc();
   const timeoutMs = options.timeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
   const mode = options.mode ?? "dev";
-  const output = mode === "preview" && !options.command ? outputPreview(site) : undefined;
-  const command = checkCommand(options.command ?? output?.command ?? DEFAULT_COMMANDS[mode]);
+  const planned = mode === "preview" && !options.command ? plannedPreview(site) : undefined;
+  const servedBy = planned && !("kind" in planned) ? planned.command : undefined;
+  const command = checkCommand(options.command ?? servedBy ?? DEFAULT_COMMANDS[mode]);
   return withLock(project, "dev-server", { waitMs: timeoutMs + 30_000 }, async () => {
     const state = inspect(project);
     if (state.kind === "running") return alreadyRunning(project, state.record, options, mode, timeoutMs);
@@ -128,9 +130,10 @@ export async function startDevServer(site: Site, options: StartOptions = {}): Pr
     // A crash record, a stale pid file: start afresh (the old log is replaced below).
     if (state.kind !== "none") clearRecord(project);
 
-    const outDir = output?.needs ?? site.outDir;
-    if (mode === "preview" && !options.command && !existsSync(outDir)) {
-      const error = `preview needs a build: there is no ${relativePath(project, outDir)}/ folder`;
+    // No preview for a build vigie does not know how to serve (a server already running was answered above).
+    if (planned && "kind" in planned) return planned;
+    if (planned && !existsSync(planned.needs)) {
+      const error = `preview needs a build: there is no ${relativePath(project, planned.needs)}/ folder`;
       return { kind: "failed", error, reason: "needs-build" };
     }
     // A dev server writes .astro/ as it starts: this process's astro sync, check or build writing it now ends first.
@@ -166,21 +169,20 @@ export async function startDevServer(site: Site, options: StartOptions = {}): Pr
 }
 
 /**
- * The preview of an adapter whose build has no local server (`astro preview` refuses Vercel's and
- * Netlify's): vigie's offline server of its build output, run by the project's Node as validate
- * runs it; with the folder it needs.
+ * The preview as the site's serve plan says (servePlan.ts, the plan validate follows): vigie's
+ * static server on a static build and its offline server of a Vercel or Netlify build output,
+ * both run by the project's Node as outputRunner; `astro preview` (the project's preview script)
+ * for an adapter with its own server. With the folder the server needs. For an adapter vigie
+ * does not know, the plan is the dev server: no preview.
  */
-function outputPreview(site: Site): { command: string[]; needs: string } | undefined {
-  const { project, settings } = site;
-  const { serve, outputKind } = site.rendering;
-  if (serve !== "output" || !outputKind) return undefined;
-  // The port is a number in the runner's JSON: the placeholder goes in unquoted.
-  const runner = JSON.stringify({ kind: outputKind, root: project.root, publish: settings.outDir, port: 0 }).replace(
-    '"port":0',
-    `"port":${PORT_PLACEHOLDER}`,
-  );
-  const needs = outputKind === "vercel" ? join(project.root, ".vercel", "output") : settings.outDir;
-  return { command: [projectNode(project), runnerFile(), runner], needs };
+function plannedPreview(site: Site): { command?: string[]; needs: string } | Failed {
+  const plan = servePlan(site);
+  if (plan.serve === "dev") {
+    const error = `adapter ${plan.adapter ?? "?"} is not one vigie knows how to serve: its pages are checked on the dev server`;
+    return { kind: "failed", error, reason: "no-preview" };
+  }
+  const command = plannedCommand(site.project, plan, PORT_PLACEHOLDER);
+  return { ...(command ? { command } : {}), needs: plan.needs };
 }
 
 const PORT_RACE_ATTEMPTS = 3;

@@ -73,6 +73,14 @@ export function commandEnd(
 /** Environment for the tools we run: no colours, no telemetry. */
 export const QUIET_ENV: Record<string, string> = { NO_COLOR: "1", ASTRO_TELEMETRY_DISABLED: "1" };
 
+/** This process's environment for a tool we run: QUIET_ENV, then `extra`. */
+export function quietEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...QUIET_ENV, ...extra };
+  // With NO_COLOR, a FORCE_COLOR from our own environment only makes Node print a warning.
+  if (!extra.FORCE_COLOR) delete env.FORCE_COLOR;
+  return env;
+}
+
 const MAX_OUTPUT = 16 * 1024 * 1024;
 /** How long the pipes get to drain after the leader exits (a stray grandchild may hold them). */
 const DRAIN_MS = 2000;
@@ -88,10 +96,7 @@ export async function spawnCommand(file: string, args: readonly string[], option
   if (!file) return ended({ ...base, spawnError: "empty command", durationMs: 0 });
   if (options.signal?.aborted) return ended({ ...base, aborted: true, durationMs: 0 });
 
-  const env: NodeJS.ProcessEnv = { ...process.env, ...QUIET_ENV, ...options.env };
-  // With NO_COLOR, a FORCE_COLOR from our own environment only makes Node print a warning.
-  if (!options.env?.FORCE_COLOR) delete env.FORCE_COLOR;
-  const child = spawn(file, args, { cwd: options.cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env });
+  const child = spawn(file, args, { cwd: options.cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: quietEnv(options.env) });
   const pid = child.pid;
   const chunks: Buffer[] = [];
   let kept = 0;

@@ -5,31 +5,9 @@
 // cause of a 5xx is read from it as on the adapter's own server.
 import { createReadStream, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { extname } from "node:path";
 import { Readable } from "node:stream";
 import { pathToFileURL } from "node:url";
-
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".json": "application/json",
-  ".xml": "application/xml",
-  ".txt": "text/plain; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".jpg": "image/jpeg",
-  ".jpeg": "image/jpeg",
-  ".webp": "image/webp",
-  ".avif": "image/avif",
-  ".gif": "image/gif",
-  ".ico": "image/x-icon",
-  ".woff2": "font/woff2",
-  ".woff": "font/woff",
-  ".webmanifest": "application/manifest+json",
-  ".pdf": "application/pdf",
-};
+import { contentType } from "../mime.ts";
 
 /** A request handler of the output server: it answers, or says it did not (false) so the next rule is tried. */
 export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
@@ -102,7 +80,7 @@ export function sendFile(response: ServerResponse, path: string, status = 200, h
   }
   const lower = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
   response.writeHead(status, {
-    "content-type": TYPES[extname(path).toLowerCase()] ?? "application/octet-stream",
+    "content-type": contentType(path),
     "content-length": String(size),
     "cache-control": "no-cache",
     ...lower,

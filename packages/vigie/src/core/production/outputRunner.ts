@@ -1,44 +1,21 @@
-// The offline server of an adapter's build output, run as a script in a process of its own
-// (outputServer starts it in its own process group): it loads the build's functions and
-// answers on 127.0.0.1 as the platform would. Everything the functions print, and every
-// error they throw, goes to its output: the server log the causes of 5xx answers are read from.
+// vigie's server of a build, run as a script in a process of its own (outputServer.ts starts
+// it): the offline server of an adapter's build output, which loads the build's functions and
+// answers on 127.0.0.1 as the platform would (everything the functions print, and every error
+// they throw, goes to its output: the server log the causes of 5xx answers are read from); or
+// vigie's static server on a static build.
 //   node outputRunner.js '{"kind":"vercel","root":"/site","publish":"/site/dist","port":4567}'
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { netlifyServer, readNetlifyOutput } from "./netlifyOutput.ts";
+//   node outputRunner.js '{"kind":"static","dir":"/site/dist","base":"/","port":4567}'
+import { createServer } from "node:http";
+import { serveStatic } from "../staticServer.ts";
+import { OUTPUT_PLATFORMS } from "./adapters.ts";
 import { logError, sendText } from "./outputHttp.ts";
-import { readVercelOutput, vercelServer } from "./vercelOutput.ts";
+import type { RunnerOptions } from "./outputServer.ts";
 
-export interface RunnerOptions {
-  kind: "vercel" | "netlify";
-  /** The project's root. */
-  root: string;
-  /** Netlify's publish folder (the config's outDir). */
-  publish: string;
-  port: number;
-}
-
-type Handler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
-
-async function handlerOf(options: RunnerOptions): Promise<Handler> {
-  if (options.kind === "vercel") {
-    const output = readVercelOutput(options.root);
-    if (!output) throw new Error(".vercel/output/config.json is missing or not JSON: build the site first");
-    // Vercel runs a function in its folder, which mirrors the project: with one function, here too.
-    const [only, ...more] = output.functions.values();
-    if (only && more.length === 0) process.chdir(only.dir);
-    return vercelServer(output);
-  }
-  const output = readNetlifyOutput(options.root, options.publish);
-  if (!output) throw new Error(".netlify/ is missing: build the site first");
-  return netlifyServer(output);
-}
-
-async function main(): Promise<void> {
-  const options = JSON.parse(process.argv[2] ?? "{}") as RunnerOptions;
+async function serveOutput(options: Exclude<RunnerOptions, { kind: "static" }>): Promise<void> {
   // A function's stray error must not end the server: it is logged, as the platform would.
   process.on("uncaughtException", (error) => logError(error, "uncaught"));
   process.on("unhandledRejection", (error) => logError(error, "unhandled rejection"));
-  const handler = await handlerOf(options);
+  const handler = await OUTPUT_PLATFORMS[options.kind].handler(options.root, options.publish);
   const server = createServer((request, response) => {
     handler(request, response).catch((error: unknown) => {
       logError(error);
@@ -47,6 +24,13 @@ async function main(): Promise<void> {
     });
   });
   server.listen(options.port, "127.0.0.1", () => console.log(`vigie output server (${options.kind}) on http://127.0.0.1:${options.port}`));
+}
+
+async function main(): Promise<void> {
+  const options = JSON.parse(process.argv[2] ?? "{}") as RunnerOptions;
+  if (options.kind !== "static") return serveOutput(options);
+  const server = await serveStatic(options.dir, { base: options.base, port: options.port });
+  console.log(`vigie static server on ${server.url}${options.base ?? "/"}`);
 }
 
 main().catch((error: unknown) => {

@@ -1,18 +1,29 @@
-// vigie's offline server of an adapter's build output (Vercel's `.vercel/output`, Netlify's
-// `.netlify/` and publish folder), for the adapters whose build has no local server of its
-// own: outputRunner run by the project's Node in a child process group (childServer.ts), so
-// that the functions run in a Node process of ours and what they log is the server's log.
+// vigie's servers of a build that run in a process of their own: outputRunner run by the
+// project's Node. For the adapters whose build has no local server of its own (Vercel's
+// `.vercel/output`, Netlify's `.netlify/` and publish folder), the offline server of the build
+// output, in a child process group (childServer.ts), so that the functions run in a Node
+// process of ours and what they log is the server's log; and vigie's static server, when it
+// must outlive the process that starts it (`dev_start --mode preview` of a static build).
 import { existsSync, realpathSync } from "node:fs";
 import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Project } from "../project.ts";
+import { OUTPUT_PLATFORMS, type OutputKind } from "./adapters.ts";
 import { freePort, type LoggingServer, startChildServer } from "./childServer.ts";
-import type { RunnerOptions } from "./outputRunner.ts";
 
 export const OUTPUT_READY_TIMEOUT_MS = 60_000;
 
-/** The platforms whose build output vigie serves itself. */
-export type OutputKind = RunnerOptions["kind"];
+/** What the runner serves: a static build's folder, or a platform's build output. */
+export type RunnerOptions = { port: number; base?: string } & (
+  | { kind: "static"; dir: string }
+  | {
+      kind: OutputKind;
+      /** The project's root. */
+      root: string;
+      /** Netlify's publish folder (the config's outDir). */
+      publish: string;
+    }
+);
 
 /**
  * The runner's file: the TypeScript source beside this one, except under node_modules/ (where
@@ -34,6 +45,17 @@ export function projectNode(project: Project): string {
   return (process.versions as { bun?: string }).bun ? "node" : process.execPath;
 }
 
+type Served = RunnerOptions extends infer Each ? (Each extends RunnerOptions ? Omit<Each, "port"> : never) : never;
+
+/**
+ * The command that runs the runner on `served`, listening on `port`: a number, or a placeholder
+ * the caller replaces (it goes into the JSON unquoted, where the number will be).
+ */
+export function runnerCommand(project: Project, served: Served, port: number | string): string[] {
+  const options = JSON.stringify({ ...served, port: 0 }).replace('"port":0', `"port":${port}`);
+  return [projectNode(project), runnerFile(), options];
+}
+
 /** Serves the project's last build output as `kind` serves it; rejects with the output's tail when it never answers. */
 export async function startOutputServer(
   project: Project,
@@ -41,13 +63,13 @@ export async function startOutputServer(
   options: { publish: string; base?: string; timeoutMs?: number },
 ): Promise<LoggingServer> {
   const port = await freePort();
-  const runner: RunnerOptions = { kind, root: project.root, publish: options.publish, port };
+  const [command = "", ...args] = runnerCommand(project, { kind, root: project.root, publish: options.publish }, port);
   return startChildServer({
-    command: projectNode(project),
-    args: [runnerFile(), JSON.stringify(runner)],
+    command,
+    args,
     cwd: project.root,
     port,
-    name: `vigie's offline ${kind === "vercel" ? "Vercel" : "Netlify"} server on port ${port}`,
+    name: `vigie's offline ${OUTPUT_PLATFORMS[kind].label} server on port ${port}`,
     readyPath: options.base ?? "/",
     timeoutMs: options.timeoutMs ?? OUTPUT_READY_TIMEOUT_MS,
   });

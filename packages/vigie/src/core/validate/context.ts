@@ -4,11 +4,9 @@
 import { existsSync } from "node:fs";
 import type { BrowserSession } from "../browser/session.ts";
 import type { VigieConfig } from "../config.ts";
-import { startOutputServer } from "../production/outputServer.ts";
-import { startPreviewServer } from "../production/previewServer.ts";
+import { type BuildServer, servePlan, startPlanned } from "../production/servePlan.ts";
 import type { Project } from "../project.ts";
 import { afterBuild, type Site } from "../site.ts";
-import { type StaticServer, serveStatic } from "../staticServer.ts";
 import type { Finding, PerfFigure, StepRecord, ValidationReport } from "./findings.ts";
 
 export type ProgressEvent =
@@ -155,24 +153,17 @@ export const loc = (file: string, line?: number, column?: number): string => (li
 /** The server given with --base-url, without a trailing slash. */
 export const givenUrl = (ctx: ValidateContext): string | undefined => ctx.options.baseUrl?.replace(/\/$/, "");
 
-/** A server on the build; the adapter's own server also gives what it logged (its server errors). */
-export type ProductionServer = StaticServer & { log?: () => string };
+/** A server on the build; the adapter's own server and vigie's output servers also give what they logged (their server errors). */
+export type ProductionServer = BuildServer;
 
 /** Reads again how the site renders, after a build: its routes come from the build. */
 export function refreshSite(ctx: ValidateContext): void {
   ctx.site = afterBuild(ctx.site);
 }
 
-/** Starts the server on the build the site's rendering names. */
-function startProduction(ctx: ValidateContext): Promise<ProductionServer> {
-  const { serve, staticDir, base, rendering, outDir } = ctx.site;
-  if (serve === "preview") return startPreviewServer(ctx.project, { base });
-  if (serve === "output" && rendering.outputKind) return startOutputServer(ctx.project, rendering.outputKind, { publish: outDir, base });
-  return serveStatic(staticDir, { base });
-}
-
 /**
- * The server on the build, when there is a build and no server was given; started on first use:
+ * The server on the build, when there is a build and no server was given; started on first use,
+ * as the site's serve plan says (servePlan.ts, the same plan `dev_start --mode preview` follows):
  * vigie's static server on a static build, the adapter's own server (`astro preview`) when it
  * has one, vigie's offline server of its build output for Vercel and Netlify; none for an
  * adapter vigie does not know (the pages are then checked on the dev server).
@@ -180,11 +171,11 @@ function startProduction(ctx: ValidateContext): Promise<ProductionServer> {
 export function productionServer(ctx: ValidateContext): Promise<ProductionServer> | undefined {
   if (ctx.production) return ctx.production;
   if (ctx.options.baseUrl || !ctx.built) return undefined;
-  const { serve, staticDir } = ctx.site;
-  if (serve === "dev" || !existsSync(staticDir)) return undefined;
-  ctx.production = startProduction(ctx);
+  const plan = servePlan(ctx.site);
+  if (plan.serve === "dev" || !existsSync(plan.needs)) return undefined;
+  ctx.production = startPlanned(ctx.project, plan);
   // The steps that use it see its failure; a run whose steps all skip it must not crash on it.
-  ctx.production.catch(() => undefined);
+  ctx.production?.catch(() => undefined);
   return ctx.production;
 }
 

@@ -1,5 +1,6 @@
 // Twenty start/stop cycles leave no process of any group and no listening port. They run
-// in preview mode (the same npm → sh → node astro tree, a quicker start) on a small build.
+// in preview mode (a quicker start: the blog is static, so its serve plan is vigie's static
+// server, sh → node in the server's group) on a small build.
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -20,6 +20,8 @@ function startFix(ctx: ValidateContext, failure: Failure): string {
       return 'Set a free "dev.port" in vigie.config.json.';
     case "needs-build":
       return `Build the site first (${ctx.tool("build_run")}).`;
+    case "no-preview":
+      return 'Give "dev.command" in vigie.config.json the command that serves the build.';
     case "spawn-failed":
       return `Check "dev.command" in vigie.config.json. ${byHand}`;
     case "never-ready":
