@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Answer } from "../../../src/core/answer.ts";
 import { BrowserSession } from "../../../src/core/browser/session.ts";
+import { CHANGED_PAGE_LIMIT } from "../../../src/core/changes/changed.ts";
 import { hasWarmChecker, warmTypeErrors } from "../../../src/core/changes/dev.ts";
-import { DEV_PAGE_LIMIT } from "../../../src/core/changes/devScope.ts";
 import { changeScope } from "../../../src/core/validate/changed.ts";
 import type { ValidationReport } from "../../../src/core/validate/findings.ts";
 import { validate } from "../../../src/core/validate/runner.ts";
@@ -284,7 +284,7 @@ describe("blog_dev_changes on the blog's dev server", { timeout: 900_000 }, () =
       edit(LAYOUT, (text) => text.replace('<main id="content"', '<main data-edit="1" id="content"'));
       const { report } = await validateChanged();
       assert.equal(report.verdict, "PASS", JSON.stringify(report.findings));
-      assert.equal(report.pages.length, DEV_PAGE_LIMIT);
+      assert.equal(report.pages.length, CHANGED_PAGE_LIMIT);
       // Spread over the routes: the home, an article, a tag page are among them.
       for (const kind of [/^\/$|^\/en\/$/, /\/articles\/[^/]+\/$/, /\/tags\/[^/]+\/$/])
         assert.ok(
