@@ -148,7 +148,7 @@ describe("validate and dev_start --mode preview serve a build the same way", { t
       const validateMs = Date.now() - started;
 
       // dev_start --mode preview: the same plan, as a server of its own that status, logs and stop see.
-      const start = await startDevServer(project, { mode: "preview", timeoutMs: 120_000 });
+      const start = await startDevServer(readSite(project), { mode: "preview", timeoutMs: 120_000 });
       let fromPreview: Record<string, Answer>;
       try {
         assert.equal(start.kind, "started", JSON.stringify(start));

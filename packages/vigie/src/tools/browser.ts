@@ -6,14 +6,16 @@ import type { PageFindings } from "../core/browser/findings.ts";
 import { sharedSession } from "../core/browser/session.ts";
 import { visualDiff } from "../core/browser/visualDiff.ts";
 import { runBuild } from "../core/build/build.ts";
-import type { PageSelection } from "../core/changes/index.ts";
+import { builtChanges, changeReach, devScopeNote } from "../core/changes/changed.ts";
+import type { Fingerprints } from "../core/changes/fingerprints.ts";
+import { recordCheckedPages } from "../core/changes/pages.ts";
 import { checkPageA11y } from "../core/checks/a11y.ts";
-import { changedPages } from "../core/checks/changed.ts";
 import { checkSitePage } from "../core/checks/page.ts";
-import { crawlSitePages, recordCrawl, type SiteFault } from "../core/checks/pages.ts";
+import { checkedPage, crawlSitePages, type SiteFault } from "../core/checks/pages.ts";
 import { checkPagePerf } from "../core/checks/perf.ts";
 import { saveScreenshot } from "../core/checks/screenshot.ts";
 import { loadConfig, storageStateOf } from "../core/config.ts";
+import { readDevPort } from "../core/devServer/status.ts";
 import { firstFault } from "../core/production/pageCauses.ts";
 import type { Project } from "../core/project.ts";
 import { afterBuild, readSite, type Site } from "../core/site.ts";
@@ -59,8 +61,30 @@ function actionsLine(outcome: ActionsOutcome | undefined): Answer {
 
 const viewport = (z: Zod) => z.enum(["desktop", "mobile"]).describe("default desktop").optional();
 
-/** For crawl's `changed`: builds, then chooses the pages whose output differs from the last check's, as `validate --changed` does. */
-async function changedSelection(site: Site, signal: AbortSignal | undefined): Promise<{ site: Site; selection: PageSelection }> {
+/** The pages crawl's `changed` loads, where from, and why; with the build's fingerprints when a build chose them. */
+interface ChangedChoice {
+  site: Site;
+  paths: string[];
+  of: number;
+  why: string;
+  /** The dev server, when its module graph chose the pages. */
+  origin?: string;
+  fingerprints?: Fingerprints;
+}
+
+/**
+ * For crawl's `changed`: the pages the change reaches, as every "changed" answers it: on the
+ * running dev server (the crawl's server), from its module graph, without a build; else a
+ * build, and the pages whose output differs from the last check's, as `validate --changed` does.
+ */
+async function changedChoice(project: Project, port: number | undefined, signal: AbortSignal | undefined): Promise<ChangedChoice> {
+  const site = readSite(project);
+  const onDev = port === undefined || port === readDevPort(project);
+  const reach = onDev ? await changeReach(site, undefined, signal ? { signal } : {}) : undefined;
+  if (reach && "dev" in reach) {
+    const { dev } = reach;
+    return { site, paths: dev.paths, of: dev.known.length, why: devScopeNote(dev), origin: dev.origin };
+  }
   const build = await runBuild(site, { signal });
   if (!build.success) {
     const [first] = build.errors;
@@ -71,7 +95,8 @@ async function changedSelection(site: Site, signal: AbortSignal | undefined): Pr
     );
   }
   const built = afterBuild(site);
-  return { site: built, selection: changedPages(built) };
+  const selection = builtChanges(built);
+  return { site: built, paths: selection.paths, of: selection.total, why: selection.reason, fingerprints: selection.fingerprints };
 }
 
 /** Why an a11y answer names no component. */
@@ -392,19 +417,17 @@ export const browserTools: ToolDefinition[] = [
     run: async (args, { project, progress, signal }) => {
       const baseUrl = resolveBaseUrl(project, args);
       const config = loadConfig(project);
-      const changed = args.changed ? await changedSelection(readSite(project), signal) : undefined;
-      const site = changed?.site ?? readSite(project);
-      const selection = changed?.selection;
-      if (selection?.paths.length === 0) {
-        return { answer: { pages: 0, ok: 0, failing: [], changed: { chosen: 0, of: selection.total, why: selection.reason } } };
-      }
+      const selection = args.changed ? await changedChoice(project, args.port, signal) : undefined;
+      const site = selection?.site ?? readSite(project);
+      const changedLine = selection && { changed: { chosen: selection.paths.length, of: selection.of, why: selection.why } };
+      if (selection?.paths.length === 0) return { answer: { pages: 0, ok: 0, failing: [], ...changedLine } };
       const crawl = await crawlSitePages(site, {
         session: sharedSession(),
-        pagesUrl: baseUrl,
+        pagesUrl: selection?.origin ?? baseUrl,
         config,
         ...(selection ? { paths: selection.paths } : {}),
-        // What a later stylesheet change can reach, for the record of a crawl of the changed pages.
-        tokens: Boolean(selection),
+        // What a later stylesheet change can reach, for the record of a crawl of the changed built pages.
+        tokens: Boolean(selection?.fingerprints),
         ...(args.maxPages ? { maxPages: args.maxPages } : {}),
         ...(args.concurrency ? { concurrency: args.concurrency } : {}),
         signal,
@@ -412,10 +435,8 @@ export const browserTools: ToolDefinition[] = [
       });
       const { result, causes } = crawl;
       const failing = crawl.pages.filter((page) => page.faults.length > 0);
-      if (selection) {
-        const judged = crawl.pages.map(({ page, faults }) => ({ path: page.path, ok: faults.length === 0 }));
-        recordCrawl(site, judged, result.pages, { fingerprints: selection.fingerprints });
-      }
+      const fingerprints = selection?.fingerprints;
+      if (fingerprints) recordCheckedPages(site, crawl.pages.map(checkedPage), { fingerprints, failOn: config.a11y?.failOn });
       for (const page of result.pages) delete page.tokens;
       const report = writeReport(project, "crawl.json", causes.size ? { ...result, serverErrors: Object.fromEntries(causes) } : result);
       const listedPages = failing.map(({ page, faults, linkedFrom }) => {
@@ -430,7 +451,7 @@ export const browserTools: ToolDefinition[] = [
         ok: result.pages.length - failing.length,
         failing: listedPages,
         ...(result.skipped ? { skipped: result.skipped } : {}),
-        ...(selection ? { changed: { chosen: selection.paths.length, of: selection.total, why: selection.reason } } : {}),
+        ...changedLine,
         source: result.source,
         ...reloadedLine(result.pages),
         ms: result.ms,

@@ -1,6 +1,7 @@
 // Each run imports the core module it needs when it is called: a call of one tool (`vigie dev
 // status`) loads that tool's code, not the whole dev-server core. The core returns typed
 // results; devAnswers.ts words them, and runTool gives a StepError the hint that names the tool to call.
+import { CHANGED_PAGE_LIMIT } from "../core/changes/limit.ts";
 import { finding, lines } from "./answers.ts";
 import { defineTool, portArgument, type ToolDefinition, type Zod } from "./define.ts";
 
@@ -203,7 +204,7 @@ const changes = defineTool({
     "After an edit: files changed since the last look, pages they reach (module graph), whether it applied (hmr, full-reload, error file:line), per page faults new/resolved/still as js_errors, type errors of changed files. First call takes the baseline.",
   args: (z) => ({
     pages: z.array(z.string().max(300)).max(50).describe("paths to check, of those reached").optional(),
-    limit: z.number().int().min(1).max(50).describe("pages per call, default 5").optional(),
+    limit: z.number().int().min(1).max(50).describe(`pages per call, default ${CHANGED_PAGE_LIMIT}`).optional(),
     reset: z.boolean().describe("take a new baseline").optional(),
   }),
   answer: (z) => ({
@@ -226,12 +227,12 @@ const changes = defineTool({
     typesUnavailable: z.string(),
     ms: z.number(),
   }),
-  lists: { changed: 8, pages: 5, clean: 10, pending: 8, unused: 5, types: 5 },
+  lists: { changed: 8, pages: CHANGED_PAGE_LIMIT, clean: 10, pending: 8, unused: 5, types: 5 },
   run: async (args, context) => {
     const { loadConfig } = await import("../core/config.ts");
     const { readSite } = await import("../core/site.ts");
     const { sharedSession } = await import("../core/browser/session.ts");
-    const { devChanges } = await import("../core/changes/dev.ts");
+    const { devChanges } = await import("../core/checks/devChanges.ts");
     const result = await devChanges(readSite(context.project), {
       session: sharedSession(),
       config: loadConfig(context.project),

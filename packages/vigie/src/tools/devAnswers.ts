@@ -4,7 +4,7 @@
 // tools/dev.ts imports this module when a tool runs, with the core module it calls.
 
 import type { Answer } from "../core/answer.ts";
-import type { DevChangesResult } from "../core/changes/dev.ts";
+import type { DevChangesResult } from "../core/checks/devChanges.ts";
 import type { HttpGetResult } from "../core/devServer/http.ts";
 import type { LogsAnswer } from "../core/devServer/log.ts";
 import type { ExitCause, StartResult } from "../core/devServer/start.ts";

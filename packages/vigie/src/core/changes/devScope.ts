@@ -7,13 +7,12 @@ import { existsSync } from "node:fs";
 import { readDevPort } from "../devServer/status.ts";
 import { eachAtMost } from "../pool.ts";
 import type { Site } from "../site.ts";
+import { CHANGED_PAGE_LIMIT, chooseLoaded } from "./choose.ts";
 import { baselinePages, hasWarmChecker, untilServerSaw } from "./dev.ts";
 import { builtPagePaths, readPagesRecord } from "./pages.ts";
 import type { ChangePlan } from "./plan.ts";
-import { askReach, type DevRoute, type FileReach, pagesReached, routeMatcher } from "./reach.ts";
+import { askReach, type FileReach, pagesReached } from "./reach.ts";
 
-/** At most this many pages a change reaches are loaded, spread over the routes; the others are named. */
-export const DEV_PAGE_LIMIT = 8;
 /** How long completing the module graph (every page rendered once) may take. */
 const WARM_TIMEOUT_MS = 90_000;
 const WARM_CONCURRENCY = 4;
@@ -25,7 +24,7 @@ export interface DevScope {
   origin: string;
   /** The pages the change reaches, every one. */
   reached: string[];
-  /** Those loaded, at most DEV_PAGE_LIMIT, spread over the routes. */
+  /** Those loaded, at most CHANGED_PAGE_LIMIT, spread over the routes. */
   paths: string[];
   /** The pages of the site the graph was asked about. */
   known: string[];
@@ -34,7 +33,12 @@ export interface DevScope {
 }
 
 /** The dev scope of a change, or why the build is checked instead; undefined when vigie's dev server does not run. */
-export async function devScope(site: Site, plan: ChangePlan, signal?: AbortSignal): Promise<DevScope | { build: string } | undefined> {
+export async function devScope(
+  site: Site,
+  plan: ChangePlan,
+  signal?: AbortSignal,
+  limit = CHANGED_PAGE_LIMIT,
+): Promise<DevScope | { build: string } | undefined> {
   const { project } = site;
   if (!hasWarmChecker(project)) return undefined;
   const port = readDevPort(project);
@@ -67,7 +71,7 @@ export async function devScope(site: Site, plan: ChangePlan, signal?: AbortSigna
     return {
       origin,
       reached,
-      paths: chooseLoaded(reached, byEntry, answer.routes),
+      paths: chooseLoaded(reached, byEntry, answer.routes, limit),
       known: universe,
       ...(warmed ? { warmed } : {}),
     };
@@ -91,35 +95,6 @@ function pagesOf(site: Site): string[] {
   const built = existsSync(site.staticDir) ? builtPagePaths(site.staticDir, site.base, site.trailingSlash) : [];
   const crawled = Object.keys(readPagesRecord(site.project, site.staticDir)?.pages ?? {});
   return [...new Set([...built, ...crawled, ...(baselinePages(site.project) ?? [])])].sort();
-}
-
-/**
- * The pages to load: those a changed content entry renders first (the change is theirs alone),
- * then the others spread over their routes, DEV_PAGE_LIMIT in all.
- */
-function chooseLoaded(reached: string[], byEntry: string[], routes: DevRoute[]): string[] {
-  const first = byEntry.slice(0, DEV_PAGE_LIMIT);
-  const chosen = new Set(first);
-  const others = reached.filter((path) => !chosen.has(path));
-  return [...first, ...spread(others, routes, DEV_PAGE_LIMIT - first.length)].sort();
-}
-
-/** At most `limit` of `paths`, taken in turn from each route's pages, so that every route reached has one. */
-export function spread(paths: string[], routes: DevRoute[], limit: number): string[] {
-  if (paths.length <= limit) return paths;
-  const routeOf = routeMatcher(routes);
-  const groups = new Map<string, string[]>();
-  for (const path of paths) {
-    const key = routeOf(path)?.entrypoint ?? path;
-    groups.set(key, [...(groups.get(key) ?? []), path]);
-  }
-  const chosen: string[] = [];
-  for (let index = 0; chosen.length < limit; index++) {
-    const round = [...groups.values()].flatMap((group) => group.slice(index, index + 1));
-    if (!round.length) break;
-    chosen.push(...round.slice(0, limit - chosen.length));
-  }
-  return chosen.sort();
 }
 
 /** Renders `paths` once on the dev server (no browser), so that its graph knows what each page uses. */

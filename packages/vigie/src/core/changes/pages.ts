@@ -1,11 +1,13 @@
 // Which built pages to load in the browser: those whose fingerprint differs from the one
 // they had when they were last checked, the new ones, and those that failed last time.
-// The record lives in the state folder (.opencode/, git-ignored) and is updated after
-// every check of the pages, full or not, with only the pages that check really loaded.
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+// The record is the build's part of the project's baseline (baseline.ts), updated after
+// every check of the built pages, full or not, with only the pages that check really loaded.
+import { readdirSync, readFileSync } from "node:fs";
 import { sep } from "node:path";
 import { decodeHTMLAttribute } from "entities";
-import { type Project, statePath } from "../project.ts";
+import type { Project } from "../project.ts";
+import type { Site } from "../site.ts";
+import { type PageVerdictInput, pageOk, readBaseline, writeBaseline } from "./baseline.ts";
 import { Fingerprints } from "./fingerprints.ts";
 import { htmlTokens, type StyleChange, styleReaches } from "./styles.ts";
 
@@ -50,20 +52,11 @@ export interface PageSelection {
   fingerprints: Fingerprints;
 }
 
-export function recordPath(project: Project): string {
-  return statePath(project, "changes", "pages.json");
-}
-
+/** The build's part of the project's baseline, when it was recorded from the same output folder. */
 export function readPagesRecord(project: Project, outDir: string): PagesRecord | undefined {
-  const path = recordPath(project);
-  if (!existsSync(path)) return undefined;
-  try {
-    const record = JSON.parse(readFileSync(path, "utf8")) as PagesRecord;
-    if (record.version !== RECORD_VERSION || record.outDir !== outDir || typeof record.pages !== "object") return undefined;
-    return record;
-  } catch {
-    return undefined;
-  }
+  const record = readBaseline<PagesRecord>(project).build;
+  if (!record || record.version !== RECORD_VERSION || record.outDir !== outDir || typeof record.pages !== "object") return undefined;
+  return record;
 }
 
 const listed = (paths: string[], max = 6) =>
@@ -203,9 +196,33 @@ export function recordPages(
     pages,
     ...(dictionary.length ? { tokens: dictionary } : {}),
   };
-  const path = recordPath(project);
-  writeFileSync(`${path}.tmp`, `${JSON.stringify(record)}\n`);
-  renameSync(`${path}.tmp`, path);
+  writeBaseline(project, "build", record);
+}
+
+/** A page a check of the build loaded: its faults, its accessibility violations when audited, its classes and ids when read. */
+export interface CheckedBuiltPage extends PageVerdictInput {
+  path: string;
+  tokens?: string[];
+}
+
+/**
+ * The one writer of the build's record, after a check of the built pages (the crawl tool's,
+ * validate's crawl step): each page judged by the one rule (`pageOk`), with its classes and ids;
+ * the next `changed` compares its build with it. Pages the change could not reach
+ * (`unaffected`) keep their verdict, with this build's fingerprints.
+ */
+export function recordCheckedPages(
+  site: Site,
+  checked: CheckedBuiltPage[],
+  options: { failOn?: readonly string[]; unaffected?: string[]; fingerprints?: Fingerprints } = {},
+): void {
+  const judged = checked.map((page) => ({
+    path: page.path,
+    ok: pageOk(page, options.failOn),
+    ...(page.tokens ? { tokens: page.tokens } : {}),
+  }));
+  const kept = (options.unaffected ?? []).map((path) => ({ path, ok: true, kept: true }));
+  recordPages(site.project, site.staticDir, site.base, [...judged, ...kept], options.fingerprints);
 }
 
 const ANCHOR = /<a\b[^>]*?\bhref\s*=\s*("([^"]*)"|'([^']*)'|([^\s>]+))/gi;

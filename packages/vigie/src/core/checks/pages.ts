@@ -1,13 +1,12 @@
 // The crawl as the crawl tool and validate's crawl step both run it: every page of the site
 // (sitemap, links from the critical routes, the pages rendered on demand without a parameter),
 // each page's faults with what its server said of a 5xx (the error it logged and its source), a
-// missing page reached through a link on an on-demand page named as that page's broken link,
-// and, after a crawl of the build, the record a later `changed` compares with.
+// missing page reached through a link on an on-demand page named as that page's broken link.
+// (After a crawl of the build, its callers record the pages with `recordCheckedPages`.)
 import { type CrawlPage, type CrawlResult, crawlSite } from "../browser/crawl.ts";
 import type { PageFault } from "../browser/faults.ts";
 import type { BrowserSession } from "../browser/session.ts";
-import type { Fingerprints } from "../changes/fingerprints.ts";
-import { recordPages } from "../changes/pages.ts";
+import type { CheckedBuiltPage } from "../changes/pages.ts";
 import { checksPhone, storageStateOf, type VigieConfig } from "../config.ts";
 import { readDevPort } from "../devServer/index.ts";
 import { servedFile } from "../files.ts";
@@ -126,25 +125,13 @@ function linkOnDemand(site: Site, page: CrawlPage): { from: string; source?: str
   return { from, ...(route ? { source: lineOfMessage(site.project, route.component, page.path) } : {}) };
 }
 
-/** A page a crawl of the build judged, for the record: whether it was free of faults, its classes and ids. */
-export interface JudgedPage {
-  path: string;
-  ok: boolean;
-}
-
-/**
- * After a crawl of the build, what each page was (and the classes and ids of its elements): the
- * next `changed` compares its build with it. Pages the change could not reach (`unaffected`)
- * keep their verdict, with this build's fingerprints.
- */
-export function recordCrawl(
-  site: Site,
-  judged: JudgedPage[],
-  crawled: CrawlPage[],
-  options: { unaffected?: string[]; fingerprints?: Fingerprints } = {},
-): void {
-  const tokens = new Map(crawled.map((page) => [page.path, page.tokens]));
-  const checked = judged.map(({ path, ok }) => ({ path, ok, ...(tokens.get(path) ? { tokens: tokens.get(path) } : {}) }));
-  const kept = (options.unaffected ?? []).map((path) => ({ path, ok: true, kept: true }));
-  recordPages(site.project, site.staticDir, site.base, [...checked, ...kept], options.fingerprints);
+/** A crawled page as the build's record takes it (`recordCheckedPages`): its faults, its accessibility, its classes and ids. */
+export function checkedPage({ page, faults }: CrawledPage): CheckedBuiltPage {
+  return {
+    path: page.path,
+    faults,
+    ...(page.a11y ? { a11y: page.a11y } : {}),
+    ...(page.interrupted ? { unfinished: true } : {}),
+    ...(page.tokens ? { tokens: page.tokens } : {}),
+  };
 }

@@ -4,10 +4,9 @@
 // While vigie's dev server runs, the pages are those its module graph says the change reaches,
 // checked on it without a build; else the build's pages whose output changed since the last run.
 
+import { builtChanges, changeReach, type DevScope, devScopeNote } from "../changes/changed.ts";
 import { hasWarmChecker } from "../changes/dev.ts";
-import { type DevScope, devScope, devScopeNote } from "../changes/devScope.ts";
 import { type ChangePlan, planChanges } from "../changes/plan.ts";
-import { changedPages } from "../checks/changed.ts";
 import type { Project } from "../project.ts";
 import { readSite } from "../site.ts";
 import type { ChangeScope } from "./context.ts";
@@ -31,19 +30,21 @@ export async function changeScope(project: Project, ref?: string, options: Chang
   const check: ChangeScope["check"] = plan.check
     ? { run: true, why: "", sync: plan.sync, ...(hasWarmChecker(project) ? { warm: plan.files } : {}) }
     : { run: false, why: "no .ts, .tsx, .astro or config file changed" };
-  const dev = options.build ? undefined : await devScope(site, plan, options.signal);
-  if (dev && "origin" in dev) {
+  const reach = options.build ? undefined : await changeReach(site, plan, { signal: options.signal });
+  if (reach && "dev" in reach) {
+    const { dev } = reach;
     plan.notes.push(
       `pages: ${devScopeNote(dev)}${dev.warmed ? `; every page rendered once first to complete the graph (${dev.warmed.pages} in ${dev.warmed.ms} ms)` : ""}`,
     );
     return { plan, scope: { files: plan.lintFiles ?? [], check, dev: devOf(dev) } };
   }
-  if (dev) plan.notes.push(`pages: the build's (${dev.build})`);
+  // Said when a dev server of vigie's runs and its graph cannot vouch for the change.
+  if (reach && hasWarmChecker(project)) plan.notes.push(`pages: the build's (${reach.build})`);
   const scope: ChangeScope = {
     files: plan.lintFiles ?? [],
     check,
     pages: async (site) => {
-      const selection = changedPages(site, plan);
+      const selection = builtChanges(site, plan);
       return {
         paths: selection.paths,
         why: selection.reason,

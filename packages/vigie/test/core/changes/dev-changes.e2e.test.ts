@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Answer } from "../../../src/core/answer.ts";
 import { BrowserSession } from "../../../src/core/browser/session.ts";
+import { CHANGED_PAGE_LIMIT } from "../../../src/core/changes/changed.ts";
 import { hasWarmChecker, warmTypeErrors } from "../../../src/core/changes/dev.ts";
-import { DEV_PAGE_LIMIT } from "../../../src/core/changes/devScope.ts";
 import { changeScope } from "../../../src/core/validate/changed.ts";
 import type { ValidationReport } from "../../../src/core/validate/findings.ts";
 import { validate } from "../../../src/core/validate/runner.ts";
@@ -200,7 +200,7 @@ describe("blog_dev_changes on the blog's dev server", { timeout: 900_000 }, () =
     assert.equal(after.pages, undefined, JSON.stringify(after));
   });
 
-  test("the layout reaches every page: five checked, the rest named, then resolved on the pages asked", async () => {
+  test("the layout reaches every page: CHANGED_PAGE_LIMIT checked, the rest named, then resolved on the pages asked", async () => {
     let checked = "";
     let pending = "";
     try {
@@ -210,7 +210,7 @@ describe("blog_dev_changes on the blog's dev server", { timeout: 900_000 }, () =
       const broken = await changes();
       assert.deepEqual(broken.changed, [LAYOUT]);
       assert.ok((broken.reached ?? 0) >= 40, JSON.stringify(broken));
-      assert.equal(broken.pages?.length, 5, JSON.stringify(broken));
+      assert.equal(broken.pages?.length, CHANGED_PAGE_LIMIT, JSON.stringify(broken));
       for (const entry of broken.pages ?? [])
         assert.match(JSON.stringify(entry.new), /layout failed on purpose.*src\/layouts\/BaseLayout\.astro:\d+/);
       assert.ok((broken.pending?.length ?? 0) > 0 && (broken.more as Record<string, number>)?.pending, JSON.stringify(broken));
@@ -284,7 +284,7 @@ describe("blog_dev_changes on the blog's dev server", { timeout: 900_000 }, () =
       edit(LAYOUT, (text) => text.replace('<main id="content"', '<main data-edit="1" id="content"'));
       const { report } = await validateChanged();
       assert.equal(report.verdict, "PASS", JSON.stringify(report.findings));
-      assert.equal(report.pages.length, DEV_PAGE_LIMIT);
+      assert.equal(report.pages.length, CHANGED_PAGE_LIMIT);
       // Spread over the routes: the home, an article, a tag page are among them.
       for (const kind of [/^\/$|^\/en\/$/, /\/articles\/[^/]+\/$/, /\/tags\/[^/]+\/$/])
         assert.ok(

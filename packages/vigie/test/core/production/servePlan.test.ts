@@ -88,7 +88,7 @@ describe("the serve plan, line by line of the adapters' table", () => {
 
   test("an adapter vigie does not know: dev_start --mode preview says so and starts nothing", async () => {
     const root = site({ "astro.config.mjs": config({ module: "@deno/astro-adapter", name: "deno" }), "dist/index.html": "<h1>Home</h1>" });
-    const result = await startDevServer(projectAt(root), { mode: "preview" });
+    const result = await startDevServer(readSite(projectAt(root)), { mode: "preview" });
     assert.equal(result.kind, "failed");
     assert.ok(result.kind === "failed" && result.reason === "no-preview", JSON.stringify(result));
     assert.match(result.error, /@deno\/astro-adapter is not one vigie knows how to serve/);

@@ -4,8 +4,9 @@
 import type { CrawlPage } from "../../browser/crawl.ts";
 import type { PageFault } from "../../browser/faults.ts";
 import { faultMessage, faultText, sourceOf } from "../../browser/faultView.ts";
+import { recordCheckedPages } from "../../changes/pages.ts";
 import { a11yImpacts, type JudgedViolation, judgeViolations } from "../../checks/a11y.ts";
-import { type CrawledPage, crawlSitePages, recordCrawl, type SiteFault } from "../../checks/pages.ts";
+import { type CrawledPage, checkedPage, crawlSitePages, type SiteFault } from "../../checks/pages.ts";
 import { chosenPages, enabled, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
 import type { Finding, ValidationReport } from "../findings.ts";
 import { dependencyFix, themeNote, themeOriginOf } from "../triage.ts";
@@ -155,7 +156,12 @@ export const crawlStep: Step = {
     const pages = judged.map(({ line }) => line);
     ctx.pages = pages;
     // After a crawl of the whole build (not a share of it): the record the next --changed compares with.
-    if (!givenUrl(ctx) && production && !options.shard) recordCrawl(ctx.site, pages, result.pages, { unaffected: choice?.unaffected });
+    if (!givenUrl(ctx) && production && !options.shard) {
+      recordCheckedPages(ctx.site, crawl.pages.map(checkedPage), {
+        failOn: [...a11yImpacts(ctx.config).failOn],
+        unaffected: choice?.unaffected,
+      });
+    }
     const failing = pages.filter((page) => !page.ok).length;
     const phoned = result.pages.flatMap((page) => (page.phone ? [page.phone.ms] : []));
     const phone = phoned.length

@@ -1,0 +1,192 @@
+// After an edit, on the running dev server: which files changed since the last look, the pages
+// they reach (the dev server's module graph, through vigie's dev integration), whether the edit
+// applied (HMR, full reload, or the server's compile error with file:line), and per page reached
+// the faults new since the last look, resolved, and still there, as js_errors counts them.
+// The last look is the dev part of the project's one baseline: the first call takes it by
+// checking every page; each call then updates it for the pages it checked. The pages checked are
+// chosen, and limited, as every "changed" chooses them (core/changes/changed.ts).
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { PageFault } from "../browser/faults.ts";
+import { type FaultItem, faultItem, sourceOf } from "../browser/faultView.ts";
+import type { BrowserSession } from "../browser/session.ts";
+import { CHANGED_PAGE_LIMIT, chooseLoaded } from "../changes/changed.ts";
+import {
+  type AppliedEvent,
+  ask,
+  type DevAnswer,
+  type DevBaseline,
+  type KeptFault,
+  readDevBaseline,
+  type TypeErrors,
+  typeErrors,
+  waitForServer,
+  warmChecker,
+  writeDevBaseline,
+} from "../changes/dev.ts";
+import { pagesReached } from "../changes/reach.ts";
+import type { VigieConfig } from "../config.ts";
+import { readDevServerRecord } from "../devServer/index.ts";
+import { readDevPort } from "../devServer/status.ts";
+import { StepError } from "../nextStep.ts";
+import type { Site } from "../site.ts";
+import { crawlSitePages } from "./pages.ts";
+
+export interface PageDelta {
+  path: string;
+  new: FaultItem[];
+  resolved: FaultItem[];
+  still: number;
+}
+
+export interface DevChangesOptions {
+  session: BrowserSession;
+  config: VigieConfig;
+  /** Pages to check among those reached (and pending); default: `limit` of them, spread over their routes. */
+  pages?: string[];
+  limit?: number;
+  /** Take a new baseline. */
+  reset?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface DevChangesResult {
+  /** Set when this call took the baseline: its page count and duration. */
+  baseline?: { pages: number; ms: number; faults: number };
+  changed: string[];
+  applied?: AppliedEvent;
+  /** Changed files that no page loaded so far uses (not in the module graph, not a content entry of a page). */
+  unused: string[];
+  reached: string[];
+  checked: PageDelta[];
+  /** Pages reached and not checked in this call (over the limit). */
+  pending: string[];
+  /** The type errors of the changed files (Astro's checker, warm in the dev server), or why there are none. */
+  types?: TypeErrors;
+  ms: number;
+}
+
+export async function devChanges(site: Site, options: DevChangesOptions): Promise<DevChangesResult> {
+  const started = Date.now();
+  const { project } = site;
+  const port = readDevPort(project);
+  const record = readDevServerRecord(project);
+  if (port === undefined || !record) {
+    throw new StepError("no dev server of vigie's is running", "changes-no-server", "Start the dev server, then look again after an edit.");
+  }
+  const origin = `http://127.0.0.1:${port}`;
+  const server = { pid: record.pid, port, startedAt: record.startedAt };
+  let baseline = options.reset ? undefined : readDevBaseline(project, server);
+  if (!baseline) {
+    const first = await ask(origin, 0, options.signal);
+    const taken = await takeBaseline(site, origin, options, first, server);
+    writeDevBaseline(project, taken.baseline);
+    warmChecker(origin);
+    return { baseline: taken.summary, changed: [], unused: [], reached: [], checked: [], pending: [], ms: Date.now() - started };
+  }
+  const answer = await waitForServer(project, origin, baseline, options.signal);
+  const paths = Object.keys(baseline.pages);
+  answer.changed = answer.changed.filter((file) => existsSync(join(project.root, file)) || answer.reached[file]?.pages.length);
+  const { reached, unused, byEntry } = pagesReached(project, answer.changed, answer.reached, answer.routes, paths);
+  const wanted = [...new Set([...reached, ...baseline.pending])];
+  const limit = options.limit ?? CHANGED_PAGE_LIMIT;
+  // The pages a new edit reaches come first, chosen as every "changed" chooses them; an earlier
+  // edit's pending pages are checked when a call reaches nothing new, or named.
+  const toCheck = options.pages?.length
+    ? wanted.filter((path) => options.pages?.includes(path)).slice(0, limit)
+    : reached.length
+      ? chooseLoaded(reached, byEntry, answer.routes, limit)
+      : wanted.slice(0, limit);
+  // The type check runs in the server while the pages are checked.
+  const types = typeErrors(origin, answer.changed, options.signal);
+  const checked: PageDelta[] = [];
+  let compileError: AppliedEvent | undefined;
+  const now = await checkPages(site, origin, toCheck, options);
+  for (const path of toCheck) {
+    const faults = now.get(path);
+    if (!faults) continue;
+    const had = new Set((baseline.pages[path] ?? []).map((fault) => fault.key));
+    // A new server error whose source is a changed file: the edit did not compile (or throws as it renders).
+    const error = faults.find((fault) => fault.serverError && !had.has(fault.key) && fromChanged(fault.serverError.file, answer.changed));
+    if (!compileError && error?.serverError) compileError = { seq: answer.seq, kind: "error", ...error.serverError };
+    checked.push(delta(path, baseline.pages[path] ?? [], faults));
+    baseline.pages[path] = faults;
+  }
+  const done = new Set(checked.map((page) => page.path));
+  // A compile error reaches the browsers when a page is rendered: asked again after the checks.
+  const later = await ask(origin, answer.seq, options.signal);
+  const applied = later.last?.kind === "error" ? later.last : (compileError ?? answer.last);
+  const seq = later.changed.length ? answer.seq : later.seq;
+  baseline = { ...baseline, seq, lookedAt: started, pending: wanted.filter((path) => !done.has(path)) };
+  writeDevBaseline(project, baseline);
+  return {
+    changed: answer.changed,
+    ...(applied ? { applied } : {}),
+    unused,
+    reached,
+    checked,
+    pending: baseline.pending,
+    ...((await types) ?? {}),
+    ms: Date.now() - started,
+  };
+}
+
+/** Every page of the site, checked as the crawl checks it: the faults each has now. */
+async function takeBaseline(site: Site, origin: string, options: DevChangesOptions, answer: DevAnswer, server: DevBaseline["server"]) {
+  const started = Date.now();
+  const crawl = await crawlSitePages(site, {
+    session: options.session,
+    pagesUrl: origin,
+    config: options.config,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const pages: Record<string, KeptFault[]> = {};
+  for (const { page, faults } of crawl.pages) pages[page.path] = faults.map(kept);
+  const faults = Object.values(pages).reduce((sum, list) => sum + list.length, 0);
+  const baseline: DevBaseline = { server, seq: answer.seq, lookedAt: started, pages, pending: [] };
+  return { baseline, summary: { pages: crawl.pages.length, ms: Date.now() - started, faults } };
+}
+
+/** The pages checked as the baseline checked them (the crawl's page check, several at a time): their faults by path. */
+async function checkPages(site: Site, origin: string, paths: string[], options: DevChangesOptions): Promise<Map<string, KeptFault[]>> {
+  const found = new Map<string, KeptFault[]>();
+  if (!paths.length) return found;
+  const crawl = await crawlSitePages(site, {
+    session: options.session,
+    pagesUrl: origin,
+    config: options.config,
+    paths,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  for (const { page, faults } of crawl.pages) found.set(page.path, faults.map(kept));
+  return found;
+}
+
+const fromChanged = (file: string | undefined, changed: string[]) => file !== undefined && changed.some((path) => file.startsWith(path));
+
+/** Vite's notice in a server error's message, which says nothing of the fault. */
+const STACK_NOTICE = / ?\(The stacktrace appears to be already rewritten[^)]*\)/;
+
+/** What identifies a fault from one look to the next: its kind, viewport, island and message, cache-busting queries left out. */
+function kept(fault: PageFault): KeptFault {
+  const said = { ...fault, message: fault.message.replace(STACK_NOTICE, "") };
+  const message = said.message.replace(/([?&])(t|v|import)=[\w.-]+/g, "$1");
+  const server = fault.kind === "dev-error" || (fault.kind === "status" && (fault.status ?? 0) >= 500);
+  const file = sourceOf(fault) ?? fault.at;
+  return {
+    key: [fault.kind, fault.viewport ?? "", fault.island ?? "", message].join("|"),
+    item: faultItem(said),
+    ...(server ? { serverError: { message: said.message, ...(file ? { file } : {}) } } : {}),
+  };
+}
+
+function delta(path: string, before: KeptFault[], now: KeptFault[]): PageDelta {
+  const had = new Set(before.map((fault) => fault.key));
+  const has = new Set(now.map((fault) => fault.key));
+  return {
+    path,
+    new: now.filter((fault) => !had.has(fault.key)).map((fault) => fault.item),
+    resolved: before.filter((fault) => !has.has(fault.key)).map((fault) => fault.item),
+    still: now.filter((fault) => had.has(fault.key)).length,
+  };
+}
