@@ -21,8 +21,10 @@ export function readText(path: string): string | undefined {
 }
 
 export interface WalkOptions {
-  /** Folders not entered, by name (besides those whose name starts with a dot, never entered). */
+  /** Folders not entered, by name (besides those whose name starts with a dot, unless `hidden`). */
   skip?: ReadonlySet<string>;
+  /** Files and folders whose name starts with a dot are read too (a Vercel function's bundle is under `.vercel/`). */
+  hidden?: boolean;
   /** The deepest level of folders read (`dir` is level 0); default: no limit. */
   maxDepth?: number;
   /** The files kept, by name; default: all. */
@@ -36,7 +38,7 @@ export interface WalkOptions {
  * folders whose name starts with a dot are left out; a folder that cannot be read is skipped.
  */
 export function walkFiles(dir: string, options: WalkOptions = {}): string[] {
-  const { skip, maxDepth = Number.POSITIVE_INFINITY, keep, limit = Number.POSITIVE_INFINITY } = options;
+  const { skip, maxDepth = Number.POSITIVE_INFINITY, keep, limit = Number.POSITIVE_INFINITY, hidden = false } = options;
   const found: string[] = [];
   const pending: { folder: string; prefix: string; depth: number }[] = [{ folder: dir, prefix: "", depth: 0 }];
   for (let next = pending.pop(); next && found.length < limit; next = pending.pop()) {
@@ -47,7 +49,7 @@ export function walkFiles(dir: string, options: WalkOptions = {}): string[] {
       continue;
     }
     for (const entry of entries) {
-      if (entry.name.startsWith(".") || skip?.has(entry.name)) continue;
+      if ((!hidden && entry.name.startsWith(".")) || skip?.has(entry.name)) continue;
       const path = `${next.prefix}${entry.name}`;
       if (entry.isDirectory()) {
         if (next.depth < maxDepth) pending.push({ folder: join(next.folder, entry.name), prefix: `${path}/`, depth: next.depth + 1 });

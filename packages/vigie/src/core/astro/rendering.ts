@@ -51,7 +51,8 @@ export interface Rendering {
 const MAX_BUNDLE_BYTES = 20_000_000;
 
 function scriptsUnder(dir: string): string[] {
-  const scripts = walkFiles(dir, { skip: new Set(["node_modules"]), maxDepth: 6, keep: (name) => /\.m?js$/.test(name) });
+  // A Vercel function's bundle keeps the project's own path, `.vercel/` included: hidden folders are read.
+  const scripts = walkFiles(dir, { skip: new Set(["node_modules"]), maxDepth: 6, hidden: true, keep: (name) => /\.m?js$/.test(name) });
   return scripts.map((path) => join(dir, path));
 }
 

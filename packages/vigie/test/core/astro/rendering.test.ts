@@ -127,6 +127,20 @@ describe("readRendering", () => {
     );
   });
 
+  test("@astrojs/vercel: the routes are read from the function's bundle, which keeps the project's own .vercel/ path", () => {
+    const root = site({
+      "astro.config.mjs": 'import vercel from "@astrojs/vercel";\nexport default { adapter: vercel() };\n',
+      ".vercel/output/static/index.html": "<html></html>",
+      ".vercel/output/functions/_render.func/.vercel/output/server/entry.mjs": BUNDLE,
+    });
+    const rendering = renderingOf(root);
+    assert.equal(rendering.routesFrom, ".vercel/output/functions/_render.func/.vercel/output/server/entry.mjs");
+    assert.deepEqual(
+      rendering.routes?.filter((route) => !route.prerender).map((route) => route.route),
+      ["/api/stats.json", "/greet/[name]", "/now"],
+    );
+  });
+
   test("@astrojs/netlify: its build output served by vigie; the publish folder is outDir", () => {
     const root = site({
       "astro.config.mjs": 'import netlify from "@astrojs/netlify";\nexport default { adapter: netlify() };\n',
