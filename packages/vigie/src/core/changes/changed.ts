@@ -7,8 +7,8 @@
 // pages one of whose elements a changed rule can reach. At most CHANGED_PAGE_LIMIT pages are
 // loaded on the dev server.
 import { join } from "node:path";
+import type { Site } from "../astro/site.ts";
 import { readText } from "../files.ts";
-import type { Site } from "../site.ts";
 import { type DevScope, devScope } from "./devScope.ts";
 import { fileAt } from "./git.ts";
 import { builtPagePaths, choosePages, type PageSelection, type StylesOnly } from "./pages.ts";

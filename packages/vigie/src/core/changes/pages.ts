@@ -5,8 +5,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { sep } from "node:path";
 import { decodeHTMLAttribute } from "entities";
+import type { Site } from "../astro/site.ts";
 import type { Project } from "../project.ts";
-import type { Site } from "../site.ts";
 import { type PageVerdictInput, pageOk, readBaseline, writeBaseline } from "./baseline.ts";
 import { Fingerprints } from "./fingerprints.ts";
 import { htmlTokens, type StyleChange, styleReaches } from "./styles.ts";

@@ -7,6 +7,7 @@
 // chosen, and limited, as every "changed" chooses them (core/changes/changed.ts).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { Site } from "../astro/site.ts";
 import type { PageFault } from "../browser/faults.ts";
 import { type FaultItem, faultItem, sourceOf } from "../browser/faultView.ts";
 import type { BrowserSession } from "../browser/session.ts";
@@ -29,7 +30,6 @@ import type { VigieConfig } from "../config.ts";
 import { readDevServerRecord } from "../devServer/index.ts";
 import { readDevPort } from "../devServer/status.ts";
 import { StepError } from "../nextStep.ts";
-import type { Site } from "../site.ts";
 import { crawlSitePages } from "./pages.ts";
 
 export interface PageDelta {

@@ -4,6 +4,7 @@
 // project's own server while its log is read, so the fault names the error and its source.
 import { join } from "node:path";
 import type { Action } from "../actions.ts";
+import { builtDirs, type Site } from "../astro/site.ts";
 import { checkPageAsSite } from "../browser/devMachinery.ts";
 import type { PageFault } from "../browser/faults.ts";
 import type { PageFindings } from "../browser/findings.ts";
@@ -11,10 +12,9 @@ import { checkJsErrors, locateInTime } from "../browser/jsErrors.ts";
 import type { BrowserSession } from "../browser/session.ts";
 import { saveState, withState } from "../browser/state.ts";
 import { checksPhone, storageStateOf, type VigieConfig } from "../config.ts";
-import { causeLines, failureCauses, faultsWithCauses } from "../production/pageCauses.ts";
-import { devLog } from "../production/serverErrors.ts";
-import { builtDirs, type Site } from "../site.ts";
 import { withTimeout } from "../wait.ts";
+import { causeLines, failureCauses, faultsWithCauses } from "./pageCauses.ts";
+import { devLog } from "./serverErrors.ts";
 
 export interface SitePageOptions {
   session: BrowserSession;

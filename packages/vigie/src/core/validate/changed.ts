@@ -4,12 +4,12 @@
 // While vigie's dev server runs, the pages are those its module graph says the change reaches,
 // checked on it without a build; else the build's pages whose output changed since the last run.
 
+import { readSite } from "../astro/site.ts";
 import { builtChanges, changeReach, type DevScope, devScopeNote } from "../changes/changed.ts";
 import { hasWarmChecker } from "../changes/dev.ts";
 import { type ChangePlan, planChanges } from "../changes/plan.ts";
 import type { Project } from "../project.ts";
-import { readSite } from "../site.ts";
-import type { ChangeScope } from "./context.ts";
+import type { ChangeScope } from "./steps/context.ts";
 
 export interface ChangedRun {
   scope: ChangeScope;

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ACTIONS_ACCEPTED, parseActions } from "../../../src/core/actions.ts";
 import { VigieError } from "../../../src/core/answer.ts";
+import { readSite } from "../../../src/core/astro/site.ts";
 import { pageFaults } from "../../../src/core/browser/faults.ts";
 import { faultText } from "../../../src/core/browser/faultView.ts";
 import { checkJsErrors } from "../../../src/core/browser/jsErrors.ts";
@@ -17,8 +18,7 @@ import { saveState, withState } from "../../../src/core/browser/state.ts";
 import { checkPage } from "../../../src/core/browser/watch.ts";
 import { loadConfig } from "../../../src/core/config.ts";
 import { projectAt } from "../../../src/core/project.ts";
-import { readSite } from "../../../src/core/site.ts";
-import type { ValidateContext } from "../../../src/core/validate/context.ts";
+import type { ValidateContext } from "../../../src/core/validate/steps/context.ts";
 import { flowsStep } from "../../../src/core/validate/steps/flows.ts";
 import { html, type PageServer, startPageServer } from "../../support/pages.ts";
 

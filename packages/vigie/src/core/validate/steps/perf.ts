@@ -7,8 +7,8 @@
 import type { PerfResult } from "../../browser/perf.ts";
 import type { PerfCause } from "../../browser/perfCauses.ts";
 import { checkPagePerf } from "../../checks/perf.ts";
-import { chosenPages, enabled, firstShard, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
-import type { Finding, PerfFigure } from "../findings.ts";
+import { chosenPages, enabled, firstShard, givenUrl, productionServer, type Step, type ValidateContext } from "./context.ts";
+import type { Finding, PerfFigure } from "./findings.ts";
 
 /** The pages measured: the config's, else the home and the first article the crawl saw; only the chosen ones after a change. */
 async function routesOf(ctx: ValidateContext): Promise<string[]> {

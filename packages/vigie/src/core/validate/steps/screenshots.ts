@@ -8,8 +8,8 @@ import type { Outline } from "../../browser/screenshot.ts";
 import { screenshotPage } from "../../checks/screenshot.ts";
 import { storageStateOf } from "../../config.ts";
 import { relativePath, statePath } from "../../project.ts";
-import type { ValidateContext } from "../context.ts";
-import type { ValidationReport } from "../findings.ts";
+import type { ValidateContext } from "./context.ts";
+import type { ValidationReport } from "./findings.ts";
 
 /** At most this many failing pages get a picture. */
 const SHOTS = 4;

@@ -17,8 +17,8 @@ import {
   failureCauses,
   faultsWithCauses,
   firstFault,
-} from "../../../src/core/production/pageCauses.ts";
-import { devLog } from "../../../src/core/production/serverErrors.ts";
+} from "../../../src/core/checks/pageCauses.ts";
+import { devLog } from "../../../src/core/checks/serverErrors.ts";
 
 const root = mkdtempSync(join(tmpdir(), "vigie-page-causes-"));
 mkdirSync(join(root, "src", "pages", "api"), { recursive: true });

@@ -1,8 +1,8 @@
 // What a finding means for this site: Astro's and Starlight's known benign notices are
 // not findings; a finding in a dependency's markup says whose markup it is; the
 // findings vigie.config.json accepts are set apart with their reason.
-import type { SiteFacts } from "../astro/astroConfig.ts";
-import type { AcceptRule } from "../config.ts";
+import type { SiteFacts } from "../../astro/site.ts";
+import type { AcceptRule } from "../../config.ts";
 import type { AcceptedFinding, Finding } from "./findings.ts";
 
 /** Build notices that Astro and Starlight print on every healthy site. */

@@ -2,11 +2,11 @@
 // options of the run, and what the dev and build steps produced. Each produced field has
 // one writer (the step named beside it); the others only read it.
 import { existsSync } from "node:fs";
-import type { BrowserSession } from "../browser/session.ts";
-import type { VigieConfig } from "../config.ts";
-import { type BuildServer, servePlan, startPlanned } from "../production/servePlan.ts";
-import type { Project } from "../project.ts";
-import { afterBuild, type Site } from "../site.ts";
+import { afterBuild, type Site } from "../../astro/site.ts";
+import type { BrowserSession } from "../../browser/session.ts";
+import type { VigieConfig } from "../../config.ts";
+import { type BuildServer, servePlan, startPlanned } from "../../production/servePlan.ts";
+import type { Project } from "../../project.ts";
 import type { Finding, PerfFigure, StepRecord, ValidationReport } from "./findings.ts";
 
 export type ProgressEvent =

@@ -1,10 +1,10 @@
 // The content lint: the content and Mermaid linters over one parse of the files.
 import { relative, resolve } from "node:path";
-import type { Site } from "../site.ts";
-import { lintContent } from "./content/lint.ts";
-import { loadDocuments } from "./documents.ts";
-import { lintMermaid } from "./mermaid/lint.ts";
-import { byPosition, type LintProblem } from "./problem.ts";
+import type { Site } from "../astro/site.ts";
+import { lintContent } from "../lint/content/lint.ts";
+import { loadDocuments } from "../lint/documents.ts";
+import { lintMermaid } from "../lint/mermaid/lint.ts";
+import { byPosition, type LintProblem } from "../lint/problem.ts";
 
 export const LINTERS = ["content", "mermaid"] as const;
 export type Linter = (typeof LINTERS)[number];

@@ -1,9 +1,9 @@
 // Which local page a browser check looks at: a path on the dev server (or a port or
 // base URL given), never another host. Shared by every page check.
-import { VigieError } from "./answer.ts";
-import { checkPath, readDevPort } from "./devServer/index.ts";
-import { StepError } from "./nextStep.ts";
-import type { Project } from "./project.ts";
+import { VigieError } from "../answer.ts";
+import { StepError } from "../nextStep.ts";
+import type { Project } from "../project.ts";
+import { checkPath, readDevPort } from "./index.ts";
 
 export interface TargetOptions {
   /** Site path, starting with "/". */

@@ -1,11 +1,11 @@
 // What `vigie init` and `vigie doctor` show of an Astro project: its Astro version, and of its
-// Site (core/site.ts) its locales, content collections and critical routes, from files only
+// Site (core/astro/site.ts) its locales, content collections and critical routes, from files only
 // (nothing of the site runs).
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
-import { findCollections } from "../core/astro/collections.ts";
-import type { Site } from "../core/site.ts";
+import { findCollections } from "../../core/astro/collections.ts";
+import type { Site } from "../../core/astro/site.ts";
 
 export interface SiteSummary {
   /** The astro.config.* file, relative to the root; absent: not an Astro project (or not yet). */

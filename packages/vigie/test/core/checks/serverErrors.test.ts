@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import type { SiteRoute } from "../../../src/core/astro/rendering.ts";
-import { causeInLog, describeCause } from "../../../src/core/production/serverErrors.ts";
+import { causeInLog, describeCause } from "../../../src/core/checks/serverErrors.ts";
 
 const root = mkdtempSync(join(tmpdir(), "vigie-server-errors-"));
 after(() => rmSync(root, { recursive: true, force: true }));

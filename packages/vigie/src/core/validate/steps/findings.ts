@@ -1,7 +1,7 @@
 // What the validator reports: findings that name the page or file, the tool that saw
 // them and what to do, and the verdict they add up to.
 
-import type { SiteFacts } from "../astro/astroConfig.ts";
+import type { SiteFacts } from "../../astro/site.ts";
 
 export type Severity = "fail" | "warn";
 

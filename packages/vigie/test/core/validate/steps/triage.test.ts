@@ -1,8 +1,8 @@
 // What a finding means for the site: benign notices, a dependency's markup, accepted findings.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { Finding, ValidationReport } from "../../../src/core/validate/findings.ts";
-import { mergeReports, toText } from "../../../src/core/validate/reports.ts";
+import { mergeReports, toText } from "../../../../src/core/validate/reports.ts";
+import type { Finding, ValidationReport } from "../../../../src/core/validate/steps/findings.ts";
 import {
   acceptanceOf,
   dependencyFix,
@@ -12,7 +12,7 @@ import {
   setAccepted,
   themeNote,
   themeOriginOf,
-} from "../../../src/core/validate/triage.ts";
+} from "../../../../src/core/validate/steps/triage.ts";
 
 const starlight = { starlight: true };
 const plain = { starlight: false };

@@ -4,11 +4,26 @@
 // these facts here rather than from the config or the adapter itself, so that an adapter or a
 // new kind of site is handled in one place.
 import { relative } from "node:path";
-import { type AstroSettings, criticalRoutesOf, readAstroSettings, type SiteFacts, sitePath } from "./astro/astroConfig.ts";
-import { findCollections } from "./astro/collections.ts";
-import { type Rendering, readRendering, renderingFacts, routeOf, type SiteRoute } from "./astro/rendering.ts";
-import type { ServeMode } from "./production/adapters.ts";
-import type { Project } from "./project.ts";
+import type { ServeMode } from "../production/adapters.ts";
+import type { Project } from "../project.ts";
+import { type AstroSettings, criticalRoutesOf, readAstroSettings, sitePath } from "./astroConfig.ts";
+import { findCollections } from "./collections.ts";
+import { type Rendering, type RenderingFacts, readRendering, renderingFacts, routeOf, type SiteRoute } from "./rendering.ts";
+
+export interface SiteFacts {
+  base: string;
+  trailingSlash: AstroSettings["trailingSlash"];
+  /** Locales in URLs; several locales means translations are checked. */
+  locales: string[];
+  defaultLocale?: string;
+  sitemap: boolean;
+  starlight: boolean;
+  /** Content collections and their folders, relative to the root. */
+  collections: { name: string; folder: string; entries: number }[];
+  criticalRoutes: string[];
+  /** How the site renders (output, adapter, routes of the last build) and how its build is served. */
+  rendering: RenderingFacts;
+}
 
 export interface Site {
   readonly project: Project;
