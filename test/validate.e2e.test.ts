@@ -17,7 +17,7 @@ import { after, describe, type TestContext, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
-import { BrowserSession } from "../packages/vigie/src/core/browser/session.ts";
+import { BrowserSession } from "../packages/vigie/src/core/browser/session/session.ts";
 import { stopDevServer } from "../packages/vigie/src/core/devServer/index.ts";
 import { runCheck } from "../packages/vigie/src/core/typecheck/typecheck.ts";
 import { checkFindings } from "../packages/vigie/src/core/validate/steps/check.ts";

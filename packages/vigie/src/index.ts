@@ -3,14 +3,14 @@
 // The faces have their own entry points: `vigie/opencode` and `vigie/mcp`.
 export { type Answer, errorAnswer, MAX_ANSWER_BYTES, serialize, VigieError } from "./core/answer.ts";
 export { readSite, type Site } from "./core/astro/site.ts";
-export { type A11yResult, auditA11y, type Impact, type Violation } from "./core/browser/a11y.ts";
-export { type CrawlOptions, type CrawlPage, type CrawlResult, crawlSite, failingPages } from "./core/browser/crawl.ts";
-export { type ChromiumLocation, findChromium } from "./core/browser/executable.ts";
-export { checkJsErrors } from "./core/browser/jsErrors.ts";
-export { measurePerf, type PerfResult, type PerfSample } from "./core/browser/perf.ts";
-export type { ShotOptions, ShotResult } from "./core/browser/screenshot.ts";
-export { BrowserSession, sharedSession } from "./core/browser/session.ts";
-export { type DiffOptions, type DiffResult, visualDiff } from "./core/browser/visualDiff.ts";
+export { type A11yResult, auditA11y, type Impact, type Violation } from "./core/browser/a11y/a11y.ts";
+export type { ShotOptions, ShotResult } from "./core/browser/capture/screenshot.ts";
+export { type DiffOptions, type DiffResult, visualDiff } from "./core/browser/capture/visualDiff.ts";
+export { type CrawlOptions, type CrawlPage, type CrawlResult, crawlSite, failingPages } from "./core/browser/load/crawl.ts";
+export { checkJsErrors } from "./core/browser/load/jsErrors.ts";
+export { measurePerf, type PerfResult, type PerfSample } from "./core/browser/perf/perf.ts";
+export { type ChromiumLocation, findChromium } from "./core/browser/session/executable.ts";
+export { BrowserSession, sharedSession } from "./core/browser/session/session.ts";
 export { type BuildOptions, type BuildResult, runBuild } from "./core/build/build.ts";
 export { type LintOptions, type LintResult, lint } from "./core/checks/lint.ts";
 export { saveScreenshot } from "./core/checks/screenshot.ts";

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { describeRoutes } from "../core/astro/rendering.ts";
 import { readSite, type Site } from "../core/astro/site.ts";
-import { findChromium, NO_CHROMIUM_HINT } from "../core/browser/executable.ts";
+import { findChromium, NO_CHROMIUM_HINT } from "../core/browser/session/executable.ts";
 import { CONFIG_FILE, loadConfig } from "../core/config.ts";
 import type { Project } from "../core/project.ts";
 import { prefixOf } from "../tools/run.ts";

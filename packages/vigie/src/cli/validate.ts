@@ -4,7 +4,7 @@
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { VigieError } from "../core/answer.ts";
-import { BrowserSession } from "../core/browser/session.ts";
+import { BrowserSession } from "../core/browser/session/session.ts";
 import { type Project, ProjectNotFoundError } from "../core/project.ts";
 import { type ChangedRun, changeScope } from "../core/validate/changed.ts";
 import { annotations, jobSummary, repositoryPrefix, toSarif } from "../core/validate/github.ts";

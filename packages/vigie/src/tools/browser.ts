@@ -1,11 +1,11 @@
 import { type ActionsOutcome, parseActions } from "../core/actions.ts";
 import { type Answer, VigieError, writeReport } from "../core/answer.ts";
 import { afterBuild, readSite, type Site } from "../core/astro/site.ts";
-import { type PageFault, pageFaults } from "../core/browser/faults.ts";
-import { failingPageItem, faultItem, faultSummary, whereOf } from "../core/browser/faultView.ts";
-import type { PageFindings } from "../core/browser/findings.ts";
-import { sharedSession } from "../core/browser/session.ts";
-import { visualDiff } from "../core/browser/visualDiff.ts";
+import { visualDiff } from "../core/browser/capture/visualDiff.ts";
+import { type PageFault, pageFaults } from "../core/browser/page/faults.ts";
+import { failingPageItem, faultItem, faultSummary, whereOf } from "../core/browser/page/faultView.ts";
+import type { PageFindings } from "../core/browser/page/findings.ts";
+import { sharedSession } from "../core/browser/session/session.ts";
 import { runBuild } from "../core/build/build.ts";
 import { builtChanges, changeReach, devScopeNote } from "../core/changes/changed.ts";
 import type { Fingerprints } from "../core/changes/fingerprints.ts";

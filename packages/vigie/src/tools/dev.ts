@@ -231,7 +231,7 @@ const changes = defineTool({
   run: async (args, context) => {
     const { loadConfig } = await import("../core/config.ts");
     const { readSite } = await import("../core/astro/site.ts");
-    const { sharedSession } = await import("../core/browser/session.ts");
+    const { sharedSession } = await import("../core/browser/session/session.ts");
     const { devChanges } = await import("../core/checks/devChanges.ts");
     const result = await devChanges(readSite(context.project), {
       session: sharedSession(),

@@ -5,8 +5,8 @@
 // else where the sources write its image. A page that cannot be audited is an error returned.
 import type { Action } from "../actions.ts";
 import type { Site } from "../astro/site.ts";
-import { type A11yResult, auditA11y, locateViolationImages, type Violation } from "../browser/a11y.ts";
-import type { BrowserSession } from "../browser/session.ts";
+import { type A11yResult, auditA11y, locateViolationImages, type Violation } from "../browser/a11y/a11y.ts";
+import type { BrowserSession } from "../browser/session/session.ts";
 import { storageStateOf, type VigieConfig } from "../config.ts";
 import { relativePath } from "../project.ts";
 import { SourceFiles } from "../source/files.ts";

@@ -8,9 +8,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Site } from "../astro/site.ts";
-import type { PageFault } from "../browser/faults.ts";
-import { type FaultItem, faultItem, sourceOf } from "../browser/faultView.ts";
-import type { BrowserSession } from "../browser/session.ts";
+import type { PageFault } from "../browser/page/faults.ts";
+import { type FaultItem, faultItem, sourceOf } from "../browser/page/faultView.ts";
+import type { BrowserSession } from "../browser/session/session.ts";
 import { CHANGED_PAGE_LIMIT, chooseLoaded } from "../changes/changed.ts";
 import {
   type AppliedEvent,

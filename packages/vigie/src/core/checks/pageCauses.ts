@@ -5,8 +5,8 @@
 
 import { clip } from "../answer.ts";
 import { routeOf, type SiteRoute } from "../astro/rendering.ts";
-import { type PageFault, pageFaults } from "../browser/faults.ts";
-import type { PageFindings } from "../browser/findings.ts";
+import { type PageFault, pageFaults } from "../browser/page/faults.ts";
+import type { PageFindings } from "../browser/page/findings.ts";
 import type { Project } from "../project.ts";
 import { askServerError, describeCause, type ServerErrorCause } from "./serverErrors.ts";
 

@@ -5,9 +5,9 @@
 // (After a crawl of the build, its callers record the pages with `recordCheckedPages`.)
 
 import { builtDirs, onDemandPaths, routeOfPath, type Site } from "../astro/site.ts";
-import { type CrawlPage, type CrawlResult, crawlSite } from "../browser/crawl.ts";
-import type { PageFault } from "../browser/faults.ts";
-import type { BrowserSession } from "../browser/session.ts";
+import { type CrawlPage, type CrawlResult, crawlSite } from "../browser/load/crawl.ts";
+import type { PageFault } from "../browser/page/faults.ts";
+import type { BrowserSession } from "../browser/session/session.ts";
 import type { CheckedBuiltPage } from "../changes/pages.ts";
 import { checksPhone, storageStateOf, type VigieConfig } from "../config.ts";
 import { readDevPort } from "../devServer/index.ts";

@@ -8,7 +8,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { VigieError } from "../answer.ts";
 import { readSite, siteFacts } from "../astro/site.ts";
-import { findChromium, NO_CHROMIUM_HINT } from "../browser/executable.ts";
+import { findChromium, NO_CHROMIUM_HINT } from "../browser/session/executable.ts";
 import { DEFAULT_PREFIX, loadConfig } from "../config.ts";
 import { resolveBaseUrl } from "../devServer/target.ts";
 import type { Project } from "../project.ts";

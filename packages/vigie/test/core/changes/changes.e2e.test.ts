@@ -8,7 +8,7 @@ import { dirname, join, relative } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Answer } from "../../../src/core/answer.ts";
 import { readSite } from "../../../src/core/astro/site.ts";
-import { sharedSession } from "../../../src/core/browser/session.ts";
+import { sharedSession } from "../../../src/core/browser/session/session.ts";
 import { choosePages, planChanges, recordPages } from "../../../src/core/changes/index.ts";
 import { htmlTokens } from "../../../src/core/changes/styles.ts";
 import { type StaticServer, serveStatic } from "../../../src/core/staticServer.ts";

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Answer } from "../../../src/core/answer.ts";
-import { BrowserSession } from "../../../src/core/browser/session.ts";
+import { BrowserSession } from "../../../src/core/browser/session/session.ts";
 import { CHANGED_PAGE_LIMIT } from "../../../src/core/changes/changed.ts";
 import { hasWarmChecker, warmTypeErrors } from "../../../src/core/changes/dev.ts";
 import { changeScope } from "../../../src/core/validate/changed.ts";

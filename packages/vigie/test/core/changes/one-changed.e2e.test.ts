@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Answer } from "../../../src/core/answer.ts";
-import { BrowserSession, sharedSession } from "../../../src/core/browser/session.ts";
+import { BrowserSession, sharedSession } from "../../../src/core/browser/session/session.ts";
 import { baselinePath, readBaseline } from "../../../src/core/changes/baseline.ts";
 import { CHANGED_PAGE_LIMIT } from "../../../src/core/changes/changed.ts";
 import type { PagesRecord } from "../../../src/core/changes/pages.ts";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { SiteRoute } from "../../../src/core/astro/rendering.ts";
-import { faultSummary } from "../../../src/core/browser/faultView.ts";
+import { faultSummary } from "../../../src/core/browser/page/faultView.ts";
 import {
   type CheckedPage,
   causeLines,

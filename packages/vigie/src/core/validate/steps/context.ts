@@ -3,7 +3,7 @@
 // one writer (the step named beside it); the others only read it.
 import { existsSync } from "node:fs";
 import { afterBuild, type Site } from "../../astro/site.ts";
-import type { BrowserSession } from "../../browser/session.ts";
+import type { BrowserSession } from "../../browser/session/session.ts";
 import type { VigieConfig } from "../../config.ts";
 import { type BuildServer, servePlan, startPlanned } from "../../production/servePlan.ts";
 import type { Project } from "../../project.ts";

@@ -1,9 +1,9 @@
 // Every page in Chromium: runtime faults and accessibility. On the production build when
 // there is one (what readers get), else on the live server.
 
-import type { CrawlPage } from "../../browser/crawl.ts";
-import type { PageFault } from "../../browser/faults.ts";
-import { faultMessage, faultText, sourceOf } from "../../browser/faultView.ts";
+import type { CrawlPage } from "../../browser/load/crawl.ts";
+import type { PageFault } from "../../browser/page/faults.ts";
+import { faultMessage, faultText, sourceOf } from "../../browser/page/faultView.ts";
 import { recordCheckedPages } from "../../changes/pages.ts";
 import { a11yImpacts, type JudgedViolation, judgeViolations } from "../../checks/a11y.ts";
 import { type CrawledPage, checkedPage, crawlSitePages, type SiteFault } from "../../checks/pages.ts";

@@ -4,7 +4,7 @@
 // came; a flow may save the login it made (saveState) for the checks that follow.
 import { actionLabel } from "../../actions.ts";
 import { clip } from "../../answer.ts";
-import { faultMessage, sourceOf } from "../../browser/faultView.ts";
+import { faultMessage, sourceOf } from "../../browser/page/faultView.ts";
 import { type CheckedSitePage, checkSitePage } from "../../checks/page.ts";
 import type { Flow } from "../../config.ts";
 import { firstShard, givenUrl, productionServer, type Step, type ValidateContext } from "./context.ts";

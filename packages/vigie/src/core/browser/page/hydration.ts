@@ -8,7 +8,7 @@
 // report, Svelte right after its warning, Vue while it hydrates). One island: it is that one;
 // several: the message names them all, and vigie says it cannot tell which.
 import type { Page } from "playwright-core";
-import { parseStack } from "../source/stacks.ts";
+import { parseStack } from "../../source/stacks.ts";
 import type { PageError } from "./findings.ts";
 
 /** What the watch noted of one message: its first line, and the islands it may come from (their names). */

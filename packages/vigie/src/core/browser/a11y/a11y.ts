@@ -2,14 +2,14 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Page } from "playwright-core";
-import type { Action, ActionsOutcome } from "../actions.ts";
-import { clip } from "../answer.ts";
-import type { SourceFiles } from "../source/files.ts";
-import { locateImage } from "../source/images.ts";
-import { type Located, unknown } from "../source/located.ts";
-import type { BrowserSession } from "./session.ts";
-import { withState } from "./state.ts";
-import { checkPage } from "./watch.ts";
+import type { Action, ActionsOutcome } from "../../actions.ts";
+import { clip } from "../../answer.ts";
+import type { SourceFiles } from "../../source/files.ts";
+import { locateImage } from "../../source/images.ts";
+import { type Located, unknown } from "../../source/located.ts";
+import { withState } from "../page/state.ts";
+import { checkPage } from "../page/watch.ts";
+import type { BrowserSession } from "../session/session.ts";
 
 let axeSource: string | undefined;
 function axe(): string {

@@ -2,7 +2,7 @@
 // link (with `<ClientRouter />` the site swaps the page without a load), then the new page
 // settles and is read. Errors from then on are marked as coming after that navigation.
 import type { Page } from "playwright-core";
-import { clip } from "../answer.ts";
+import { clip } from "../../answer.ts";
 import type { CheckOptions, Navigation } from "./findings.ts";
 import { readPage } from "./islands.ts";
 import { afterLoad, DEV_QUIET_MS, QUIET_MS, READ_TIMEOUT_MS, waitForQuiet } from "./readers.ts";

@@ -2,8 +2,8 @@
 // messages (each distinct error once, with its count and frames), requests in flight, failed
 // requests and responses >= 400, and the main frame's navigations.
 import type { Frame, Page, Request, Response } from "playwright-core";
-import { clip } from "../answer.ts";
-import { parseStack, type StackFrame } from "../source/stacks.ts";
+import { clip } from "../../answer.ts";
+import { parseStack, type StackFrame } from "../../source/stacks.ts";
 import { isHydrationError } from "./faults.ts";
 import type { CheckOptions, FailedRequest, PageError } from "./findings.ts";
 

@@ -3,13 +3,13 @@
 // page's resources into causes, each naming the element and the one change that fixes it.
 // The rules are pure; `locateCauses` then finds each cause's file and line in the sources.
 
-import { clip } from "../answer.ts";
-import { SourceFiles } from "../source/files.ts";
-import { locateImage } from "../source/images.ts";
-import { type Located, unknown } from "../source/located.ts";
-import { cachedFetcher, type FetchText } from "../source/sourceMaps.ts";
-import { locateStack } from "../source/stacks.ts";
-import { locateIsland } from "./locate.ts";
+import { clip } from "../../answer.ts";
+import { SourceFiles } from "../../source/files.ts";
+import { locateImage } from "../../source/images.ts";
+import { type Located, unknown } from "../../source/located.ts";
+import { cachedFetcher, type FetchText } from "../../source/sourceMaps.ts";
+import { locateStack } from "../../source/stacks.ts";
+import { locateIsland } from "../page/locate.ts";
 import type { ElementFacts, ScriptFacts, VitalsFacts } from "./vitals.ts";
 
 export type PerfRule =

@@ -2,8 +2,8 @@
 // the load has run, the network is quiet, its diagrams are drawn), its failed Mermaid
 // diagrams, the dev error page, the icons it declares, and its elements' classes and ids.
 import type { Page } from "playwright-core";
-import { clip } from "../answer.ts";
-import { waitUntil } from "../wait.ts";
+import { clip } from "../../answer.ts";
+import { waitUntil } from "../../wait.ts";
 import type { DevErrorPage, FailedRequest, MermaidFailure } from "./findings.ts";
 import type { Collector } from "./recorders.ts";
 

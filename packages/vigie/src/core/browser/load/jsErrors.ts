@@ -1,11 +1,11 @@
-import { withTimeout } from "../wait.ts";
-import { checkPageAsSite } from "./devMachinery.ts";
-import type { CheckOptions, PageFindings } from "./findings.ts";
-import { locateFindings } from "./locate.ts";
-import { checkOnPhone } from "./phone.ts";
-import type { BrowserSession } from "./session.ts";
-import { withState } from "./state.ts";
-import { PHONE } from "./viewports.ts";
+import { withTimeout } from "../../wait.ts";
+import { checkPageAsSite } from "../page/devMachinery.ts";
+import type { CheckOptions, PageFindings } from "../page/findings.ts";
+import { locateFindings } from "../page/locate.ts";
+import { checkOnPhone } from "../page/phone.ts";
+import { withState } from "../page/state.ts";
+import { PHONE } from "../page/viewports.ts";
+import type { BrowserSession } from "../session/session.ts";
 
 export interface JsErrorsOptions extends CheckOptions {
   timeoutMs?: number;

@@ -3,13 +3,13 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pixelmatch from "pixelmatch";
 import { PNG } from "pngjs";
-import { type Project, relativePath, statePath } from "../project.ts";
-import { pruneOldest, slugForPath, timestamp } from "./names.ts";
+import { type Project, relativePath, statePath } from "../../project.ts";
+import { pruneOldest, slugForPath, timestamp } from "../page/names.ts";
+import { withState } from "../page/state.ts";
+import { VIEWPORTS, type ViewportName } from "../page/viewports.ts";
+import { checkPage } from "../page/watch.ts";
+import type { BrowserSession } from "../session/session.ts";
 import { capture, KEEP_SCREENSHOTS, refuseErrorPage } from "./screenshot.ts";
-import type { BrowserSession } from "./session.ts";
-import { withState } from "./state.ts";
-import { VIEWPORTS, type ViewportName } from "./viewports.ts";
-import { checkPage } from "./watch.ts";
 
 /** Baselines are committed with the project. */
 export const BASELINE_DIR = join(".opencode", "baselines");

@@ -1,10 +1,10 @@
 // screenshot: a settled page (viewport or full page, or one element) captured as PNG or JPEG,
 // the elements a check is about outlined first.
 import type { Page } from "playwright-core";
-import type { Action } from "../actions.ts";
-import { StepError } from "../nextStep.ts";
-import type { PageFindings } from "./findings.ts";
-import type { ViewportName } from "./viewports.ts";
+import type { Action } from "../../actions.ts";
+import { StepError } from "../../nextStep.ts";
+import type { PageFindings } from "../page/findings.ts";
+import type { ViewportName } from "../page/viewports.ts";
 
 export const KEEP_SCREENSHOTS = 50;
 

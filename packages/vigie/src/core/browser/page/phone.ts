@@ -2,7 +2,7 @@
 // screen shows (viewports.ts says why), in a context of the phone's profile. What the phone
 // saw that the desktop did not is added to the page's findings, each marked with its viewport.
 import type { Page } from "playwright-core";
-import { withTimeout } from "../wait.ts";
+import { withTimeout } from "../../wait.ts";
 import { checkPageAsSite } from "./devMachinery.ts";
 import type { CheckOptions, PageFindings } from "./findings.ts";
 

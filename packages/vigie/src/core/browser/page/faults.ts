@@ -3,7 +3,7 @@
 // its kind, message, count and source (or why it is not known). Every face (a tool's
 // answer, a validate finding, a summary line) renders this list through faultView.ts; none
 // computes its own.
-import type { Located } from "../source/located.ts";
+import type { Located } from "../../source/located.ts";
 import type { PageError, PageFindings } from "./findings.ts";
 
 export type FaultKind = "status" | "dev-error" | "diagram" | "island" | "hydration" | "error" | "navigation" | "action" | "request";

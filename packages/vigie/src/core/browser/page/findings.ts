@@ -3,9 +3,9 @@
 // over them, with no runtime import: what collects findings (watch.ts, recorders.ts,
 // readers.ts, islands.ts) and what renders them (faults.ts) import these, not each other.
 import type { Page } from "playwright-core";
-import type { Action, ActionsOutcome } from "../actions.ts";
-import type { Located } from "../source/located.ts";
-import type { StackFrame } from "../source/stacks.ts";
+import type { Action, ActionsOutcome } from "../../actions.ts";
+import type { Located } from "../../source/located.ts";
+import type { StackFrame } from "../../source/stacks.ts";
 
 export interface FailedRequest {
   url: string;

@@ -3,8 +3,8 @@
 // missing image fires no `requestfailed`), Mermaid diagrams drawn as errors, and
 // Astro's dev error page. Waits for the page to settle, and never hangs.
 import type { Page, Response } from "playwright-core";
-import type { ActionsOutcome } from "../actions.ts";
-import { clip } from "../answer.ts";
+import type { ActionsOutcome } from "../../actions.ts";
+import { clip } from "../../answer.ts";
 import { type RunHooks, runActions } from "./actions.ts";
 import type { CheckOptions, Navigation, PageError, PageFindings } from "./findings.ts";
 import { messageIslands, restorePlaces, restoreWarningPlaces } from "./hydration.ts";

@@ -2,18 +2,18 @@
 // paths: "/" or the site's critical routes under its base), each checked
 // for its status and runtime faults with bounded concurrency, one reused page per worker.
 import type { BrowserContext, Page } from "playwright-core";
-import { runPool } from "../pool.ts";
-import { SourceFiles } from "../source/files.ts";
-import { cachedFetcher, type FetchText } from "../source/sourceMaps.ts";
-import { withTimeout } from "../wait.ts";
-import { locateViolationImages, quickContentAudit, runAxe, type Violation } from "./a11y.ts";
-import { checkPageAsSite } from "./devMachinery.ts";
-import { type CheckOptions, hasFaults, type PageFindings } from "./findings.ts";
-import { locateFindings } from "./locate.ts";
-import { checkOnPhone } from "./phone.ts";
-import type { BrowserSession } from "./session.ts";
-import { withState } from "./state.ts";
-import { PHONE } from "./viewports.ts";
+import { runPool } from "../../pool.ts";
+import { SourceFiles } from "../../source/files.ts";
+import { cachedFetcher, type FetchText } from "../../source/sourceMaps.ts";
+import { withTimeout } from "../../wait.ts";
+import { locateViolationImages, quickContentAudit, runAxe, type Violation } from "../a11y/a11y.ts";
+import { checkPageAsSite } from "../page/devMachinery.ts";
+import { type CheckOptions, hasFaults, type PageFindings } from "../page/findings.ts";
+import { locateFindings } from "../page/locate.ts";
+import { checkOnPhone } from "../page/phone.ts";
+import { withState } from "../page/state.ts";
+import { PHONE } from "../page/viewports.ts";
+import type { BrowserSession } from "../session/session.ts";
 
 export interface CrawlOptions extends CheckOptions {
   concurrency?: number;

@@ -4,13 +4,13 @@
 // With reader actions, one more load runs them and measures the slowest interaction (INP).
 
 import type { BrowserContext, Page } from "playwright-core";
-import type { Action, ActionsOutcome } from "../actions.ts";
-import type { Budgets } from "../config.ts";
-import { withTimeout } from "../wait.ts";
-import { runActions } from "./actions.ts";
+import type { Action, ActionsOutcome } from "../../actions.ts";
+import type { Budgets } from "../../config.ts";
+import { withTimeout } from "../../wait.ts";
+import { runActions } from "../page/actions.ts";
+import { withState } from "../page/state.ts";
+import type { BrowserSession } from "../session/session.ts";
 import { type PerfCause, perfCauses } from "./perfCauses.ts";
-import type { BrowserSession } from "./session.ts";
-import { withState } from "./state.ts";
 import { readVitals, type VitalsFacts, vitalsScript } from "./vitals.ts";
 
 export interface PerfSample {

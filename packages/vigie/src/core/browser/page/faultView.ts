@@ -2,8 +2,8 @@
 // answer's item, a fault as a validate finding's message, and a failing page as a crawl
 // answer lists it. js_errors, crawl and screenshot, and validate's crawl and flows steps, all
 // say them through this module, from the fault values (faults.ts), never from each other's text.
-import { clip } from "../answer.ts";
-import type { Located } from "../source/located.ts";
+import { clip } from "../../answer.ts";
+import type { Located } from "../../source/located.ts";
 import { type FaultKind, type PageFault, pageFaults } from "./faults.ts";
 import type { PageFindings } from "./findings.ts";
 

@@ -2,14 +2,14 @@
 // errors with a stack. Reads the project's files only when there is something to locate,
 // and at most once per call.
 
-import { clip } from "../answer.ts";
-import { locateDiagram } from "../source/diagrams.ts";
-import { SourceFiles } from "../source/files.ts";
-import { hiddenEntry } from "../source/hiddenMaps.ts";
-import { locateImage } from "../source/images.ts";
-import { type Located, unknown } from "../source/located.ts";
-import { cachedFetcher, type FetchText } from "../source/sourceMaps.ts";
-import { locateStack } from "../source/stacks.ts";
+import { clip } from "../../answer.ts";
+import { locateDiagram } from "../../source/diagrams.ts";
+import { SourceFiles } from "../../source/files.ts";
+import { hiddenEntry } from "../../source/hiddenMaps.ts";
+import { locateImage } from "../../source/images.ts";
+import { type Located, unknown } from "../../source/located.ts";
+import { cachedFetcher, type FetchText } from "../../source/sourceMaps.ts";
+import { locateStack } from "../../source/stacks.ts";
 import type { PageFindings } from "./findings.ts";
 
 /** Requests a source names by their URL (a failed fetch or XHR is made by code: its error has the stack). */

@@ -5,8 +5,8 @@
 // what was looked for and the page's closest candidates (names of its buttons, links and
 // inputs): a short answer, never a long timeout.
 import type { Locator, Page } from "playwright-core";
-import { type Action, type ActionsOutcome, actionLabel } from "../actions.ts";
-import { clip } from "../answer.ts";
+import { type Action, type ActionsOutcome, actionLabel } from "../../actions.ts";
+import { clip } from "../../answer.ts";
 
 /**
  * The ARIA roles a target may start with ("button Next"); anything else is a CSS selector.

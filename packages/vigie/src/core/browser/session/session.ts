@@ -9,13 +9,13 @@
 // under it runs once more in a new browser.
 
 import type { Browser, BrowserContext, BrowserContextOptions, CDPSession, Page, Response } from "playwright-core";
-import { onExit } from "../process/exitHooks.ts";
-import { commandOf, listProcesses } from "../process/inspect.ts";
-import { signalProcess } from "../process/kill.ts";
-import { servedByVigie } from "../staticServer.ts";
-import { sleep, withTimeout } from "../wait.ts";
-import { HYDRATION_WATCH } from "./hydration.ts";
-import { SCROLL_WATCH } from "./islands.ts";
+import { onExit } from "../../process/exitHooks.ts";
+import { commandOf, listProcesses } from "../../process/inspect.ts";
+import { signalProcess } from "../../process/kill.ts";
+import { servedByVigie } from "../../staticServer.ts";
+import { sleep, withTimeout } from "../../wait.ts";
+import { HYDRATION_WATCH } from "../page/hydration.ts";
+import { SCROLL_WATCH } from "../page/islands.ts";
 import { launchChromium } from "./launch.ts";
 
 /**

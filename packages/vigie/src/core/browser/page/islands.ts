@@ -3,8 +3,8 @@
 // for, and each `<astro-island>` is then read back: its component, framework, directive,
 // props size, and whether it hydrated (Astro removes its `ssr` attribute once it has).
 import type { Page } from "playwright-core";
-import { clip } from "../answer.ts";
-import { waitUntil } from "../wait.ts";
+import { clip } from "../../answer.ts";
+import { waitUntil } from "../../wait.ts";
 import { isHydrationError } from "./faults.ts";
 import type { Island, PageError } from "./findings.ts";
 import { candidatesOf, type MessageIslands, messageIslands } from "./hydration.ts";
