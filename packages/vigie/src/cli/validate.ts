@@ -6,7 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { VigieError } from "../core/answer.ts";
 import { BrowserSession } from "../core/browser/session/session.ts";
 import { type Project, ProjectNotFoundError } from "../core/project.ts";
-import { type ChangedRun, changeScope } from "../core/validate/changed.ts";
+import { type ChangedRun, changeScope } from "../core/validate/changeScope.ts";
 import { annotations, jobSummary, repositoryPrefix, toSarif } from "../core/validate/github.ts";
 import { mergeReports, toHtml, toJUnit, toText } from "../core/validate/reports.ts";
 import { type ProgressEvent, validate } from "../core/validate/runner.ts";

@@ -9,7 +9,7 @@ import { sharedSession } from "../core/browser/session/session.ts";
 import { runBuild } from "../core/build/build.ts";
 import { builtChanges, changeReach, devScopeNote } from "../core/changes/changed.ts";
 import type { Fingerprints } from "../core/changes/fingerprints.ts";
-import { recordCheckedPages } from "../core/changes/pages.ts";
+import { recordCheckedPages } from "../core/changes/record.ts";
 import { checkPageA11y } from "../core/checks/a11y.ts";
 import { checkSitePage } from "../core/checks/page.ts";
 import { firstFault } from "../core/checks/pageCauses.ts";

@@ -9,9 +9,9 @@ import { readDevPort } from "../devServer/status.ts";
 import { eachAtMost } from "../pool.ts";
 import { CHANGED_PAGE_LIMIT, chooseLoaded } from "./choose.ts";
 import { baselinePages, hasWarmChecker, untilServerSaw } from "./dev.ts";
-import { builtPagePaths, readPagesRecord } from "./pages.ts";
 import type { ChangePlan } from "./plan.ts";
 import { askReach, type FileReach, pagesReached } from "./reach.ts";
+import { builtPagePaths, readPagesRecord } from "./record.ts";
 
 /** How long completing the module graph (every page rendered once) may take. */
 const WARM_TIMEOUT_MS = 90_000;

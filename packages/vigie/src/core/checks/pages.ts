@@ -8,7 +8,7 @@ import { builtDirs, onDemandPaths, routeOfPath, type Site } from "../astro/site.
 import { type CrawlPage, type CrawlResult, crawlSite } from "../browser/load/crawl.ts";
 import type { PageFault } from "../browser/page/faults.ts";
 import type { BrowserSession } from "../browser/session/session.ts";
-import type { CheckedBuiltPage } from "../changes/pages.ts";
+import type { CheckedBuiltPage } from "../changes/record.ts";
 import { checksPhone, storageStateOf, type VigieConfig } from "../config.ts";
 import { readDevPort } from "../devServer/index.ts";
 import { servedFile } from "../files.ts";

@@ -12,7 +12,7 @@ import { sharedSession } from "../../../src/core/browser/session/session.ts";
 import { choosePages, planChanges, recordPages } from "../../../src/core/changes/index.ts";
 import { htmlTokens } from "../../../src/core/changes/styles.ts";
 import { type StaticServer, serveStatic } from "../../../src/core/staticServer.ts";
-import { changeScope } from "../../../src/core/validate/changed.ts";
+import { changeScope } from "../../../src/core/validate/changeScope.ts";
 import { findTool } from "../../../src/tools/registry.ts";
 import { runTool } from "../../../src/tools/run.ts";
 import { type BlogCopy, copyBlog, runAstro } from "../../support/blog.ts";

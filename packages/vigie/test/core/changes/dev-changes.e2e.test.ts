@@ -11,7 +11,7 @@ import type { Answer } from "../../../src/core/answer.ts";
 import { BrowserSession } from "../../../src/core/browser/session/session.ts";
 import { CHANGED_PAGE_LIMIT } from "../../../src/core/changes/changed.ts";
 import { hasWarmChecker, warmTypeErrors } from "../../../src/core/changes/dev.ts";
-import { changeScope } from "../../../src/core/validate/changed.ts";
+import { changeScope } from "../../../src/core/validate/changeScope.ts";
 import { validate } from "../../../src/core/validate/runner.ts";
 import type { ValidationReport } from "../../../src/core/validate/steps/findings.ts";
 import { devTools } from "../../../src/tools/dev.ts";

@@ -4,7 +4,7 @@
 import type { CrawlPage } from "../../browser/load/crawl.ts";
 import type { PageFault } from "../../browser/page/faults.ts";
 import { faultMessage, faultText, sourceOf } from "../../browser/page/faultView.ts";
-import { recordCheckedPages } from "../../changes/pages.ts";
+import { recordCheckedPages } from "../../changes/record.ts";
 import { a11yImpacts, type JudgedViolation, judgeViolations } from "../../checks/a11y.ts";
 import { type CrawledPage, checkedPage, crawlSitePages, type SiteFault } from "../../checks/pages.ts";
 import { chosenPages, enabled, givenUrl, productionServer, type Step, type ValidateContext } from "./context.ts";
