@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sharedSession } from "../packages/vigie/src/core/browser/session.ts";
+import { sharedSession } from "../packages/vigie/src/core/browser/session/session.ts";
 import { projectAt } from "../packages/vigie/src/core/project.ts";
 import { toolName } from "../packages/vigie/src/tools/define.ts";
 import { findTool, registry } from "../packages/vigie/src/tools/registry.ts";

@@ -1,8 +1,8 @@
 // The same page checked by js_errors with one warm Chromium (its warm page, wiped between checks)
 // against a fresh Chromium launched per check (what a tool that launches per call pays).
 // 20 alternating runs on the production preview of the blog.
-import { checkJsErrors } from "../packages/vigie/src/core/browser/jsErrors.ts";
-import { BrowserSession } from "../packages/vigie/src/core/browser/session.ts";
+import { checkJsErrors } from "../packages/vigie/src/core/browser/load/jsErrors.ts";
+import { BrowserSession } from "../packages/vigie/src/core/browser/session/session.ts";
 import { BLOG_ROOT, buildBlog, serveBlog } from "../packages/vigie/test/support/blog.ts";
 import { median, ms } from "./stats.ts";
 

@@ -6,8 +6,8 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import { crawlSite, failingPages, sitemapPaths } from "../packages/vigie/src/core/browser/crawl.ts";
-import { sharedSession } from "../packages/vigie/src/core/browser/session.ts";
+import { crawlSite, failingPages, sitemapPaths } from "../packages/vigie/src/core/browser/load/crawl.ts";
+import { sharedSession } from "../packages/vigie/src/core/browser/session/session.ts";
 import { serveStatic } from "../packages/vigie/src/core/staticServer.ts";
 import { copyBlog, runAstro } from "../packages/vigie/test/support/blog.ts";
 import { cpuByProcessType, cpuPer } from "./stats.ts";

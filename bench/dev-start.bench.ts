@@ -4,11 +4,11 @@
 // A second series uses a server that prints no ready line, to time the HTTP path alone.
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { readSite } from "../packages/vigie/src/core/astro/site.ts";
 import { startDevServer, stopDevServer } from "../packages/vigie/src/core/devServer/index.ts";
 import { readRange } from "../packages/vigie/src/core/devServer/log.ts";
 import { getLocal } from "../packages/vigie/src/core/devServer/request.ts";
 import { processBackend } from "../packages/vigie/src/core/process/inspect.ts";
-import { readSite } from "../packages/vigie/src/core/site.ts";
 import { sleep } from "../packages/vigie/src/core/wait.ts";
 import { freePort, killEverythingIn } from "../packages/vigie/test/core/devServer/helpers.ts";
 import { type BlogCopy, copyBlog } from "../packages/vigie/test/support/blog.ts";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { sharedSession } from "../packages/vigie/src/core/browser/session.ts";
+import { sharedSession } from "../packages/vigie/src/core/browser/session/session.ts";
 import { findTool } from "../packages/vigie/src/tools/registry.ts";
 import { runTool } from "../packages/vigie/src/tools/run.ts";
 import { copyBlog, runAstro, serveBlog } from "../packages/vigie/test/support/blog.ts";

@@ -3,16 +3,16 @@
 // following ones (the target: under 3 s), and the following ones after every diagram
 // changed (warm parser, no cached verdict). Measured side by side on one copy.
 import { execFileSync } from "node:child_process";
-import { lint } from "../packages/vigie/src/core/lint/lint.ts";
+import { readSite } from "../packages/vigie/src/core/astro/site.ts";
+import { lint } from "../packages/vigie/src/core/checks/lint.ts";
 import { clearMermaidCache, closeMermaidParsers } from "../packages/vigie/src/core/lint/mermaid/parser.ts";
-import { readSite } from "../packages/vigie/src/core/site.ts";
 import { copyBlog } from "../packages/vigie/test/support/blog.ts";
 import { median, ms } from "./stats.ts";
 
 const PROCESSES = 3;
 const RUNS = 5;
 
-const LINT_MODULE = new URL("../packages/vigie/src/core/lint/lint.ts", import.meta.url).pathname;
+const LINT_MODULE = new URL("../packages/vigie/src/core/checks/lint.ts", import.meta.url).pathname;
 const PARSER_MODULE = new URL("../packages/vigie/src/core/lint/mermaid/parser.ts", import.meta.url).pathname;
 
 /** A fresh Node process: import and first lint, then a second lint. */

@@ -7,8 +7,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readSite } from "../packages/vigie/src/core/astro/site.ts";
 import { runBuild } from "../packages/vigie/src/core/build/build.ts";
-import { readSite } from "../packages/vigie/src/core/site.ts";
 import { copyBlog, serveBlog } from "../packages/vigie/test/support/blog.ts";
 import { addPerfFaultPages } from "../packages/vigie/test/support/perfFaults.ts";
 import { connect, disconnect, type Server } from "./js-errors-vs.bench.ts";

@@ -3,9 +3,9 @@
 // after it; and the whole crawl with and without them. On the blog's production preview,
 // runs alternating, medians.
 
-import { crawlSite, sitemapPaths } from "../packages/vigie/src/core/browser/crawl.ts";
-import { checkJsErrors } from "../packages/vigie/src/core/browser/jsErrors.ts";
-import { BrowserSession } from "../packages/vigie/src/core/browser/session.ts";
+import { crawlSite, sitemapPaths } from "../packages/vigie/src/core/browser/load/crawl.ts";
+import { checkJsErrors } from "../packages/vigie/src/core/browser/load/jsErrors.ts";
+import { BrowserSession } from "../packages/vigie/src/core/browser/session/session.ts";
 import { BLOG_ROOT, buildBlog, serveBlog } from "../packages/vigie/test/support/blog.ts";
 import { median, ms } from "./stats.ts";
 

@@ -10,7 +10,7 @@ import { appendFileSync, copyFileSync, existsSync, readFileSync, writeFileSync }
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { stopDevServer } from "../packages/vigie/src/core/devServer/index.ts";
-import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
+import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/steps/findings.ts";
 import { type BlogCopy, copyBlog, killGroup } from "../packages/vigie/test/support/blog.ts";
 import { median } from "./stats.ts";
 

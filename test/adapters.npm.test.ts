@@ -6,7 +6,7 @@
 // naming the page and its source line.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
+import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/steps/findings.ts";
 import { type InstalledSite, installSite, packedVigie, type SiteSpec } from "./support/site-install.ts";
 
 const page = (title: string, frontmatter: string, body: string) => `---

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
+import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/steps/findings.ts";
 import { figure, seconds } from "./support/package-checks.ts";
 import { endAll, type InstalledSite, installSite, packedVigie, type SiteSpec } from "./support/site-install.ts";
 

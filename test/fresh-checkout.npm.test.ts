@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
+import type { ValidationReport } from "../packages/vigie/src/core/validate/steps/findings.ts";
 import { type InstalledSite, installSite, packedVigie, run } from "./support/site-install.ts";
 import { SSR_NODE_SITE } from "./support/ssr-site.ts";
 

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
-import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
 import { annotation, annotations, escapeData, escapeProperty, jobSummary, toSarif } from "../packages/vigie/src/core/validate/github.ts";
+import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/steps/findings.ts";
 
 const MAIN = join(import.meta.dirname, "..", "packages", "vigie", "src", "cli", "main.ts");
 const SCHEMA = JSON.parse(readFileSync(join(import.meta.dirname, "fixtures", "sarif-2.1.0.schema.json"), "utf8")) as object;

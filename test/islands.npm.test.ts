@@ -10,8 +10,8 @@
 // install; the figures are printed.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { checkJsErrors } from "../packages/vigie/src/core/browser/jsErrors.ts";
-import { BrowserSession } from "../packages/vigie/src/core/browser/session.ts";
+import { checkJsErrors } from "../packages/vigie/src/core/browser/load/jsErrors.ts";
+import { BrowserSession } from "../packages/vigie/src/core/browser/session/session.ts";
 import { figure, initSite, seconds, validateSite } from "./support/package-checks.ts";
 import { endAll, type InstalledSite, ISLANDS_DEPENDENCIES, installSite, packedVigie, type SiteSpec } from "./support/site-install.ts";
 

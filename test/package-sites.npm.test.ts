@@ -8,8 +8,8 @@
 // VIGIE_FIGURES_FILE when it is set.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
-import { STARLIGHT_MARKUP } from "../packages/vigie/src/core/validate/triage.ts";
+import type { ValidationReport } from "../packages/vigie/src/core/validate/steps/findings.ts";
+import { STARLIGHT_MARKUP } from "../packages/vigie/src/core/validate/steps/triage.ts";
 import {
   assertFailNaming,
   assertMcpLists,

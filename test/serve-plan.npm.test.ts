@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { readSite } from "../packages/vigie/src/core/astro/site.ts";
 import {
   devServerStatus,
   readDevLogs,
@@ -18,8 +19,7 @@ import {
 } from "../packages/vigie/src/core/devServer/index.ts";
 import { servePlan } from "../packages/vigie/src/core/production/servePlan.ts";
 import { type Project, projectAt } from "../packages/vigie/src/core/project.ts";
-import { readSite } from "../packages/vigie/src/core/site.ts";
-import { productionServer, type ValidateContext } from "../packages/vigie/src/core/validate/context.ts";
+import { productionServer, type ValidateContext } from "../packages/vigie/src/core/validate/steps/context.ts";
 import { type InstalledSite, installSite, packedVigie, run, type SiteSpec } from "./support/site-install.ts";
 
 const page = (title: string, frontmatter = "", body = "") => `---

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { launchChromium } from "../packages/vigie/src/core/browser/launch.ts";
+import { launchChromium } from "../packages/vigie/src/core/browser/session/launch.ts";
 import { buildSite, checkPages, openAndWatch, type PageReport, type Preview, sitemapPaths, startPreview } from "./support/site.ts";
 
 const require = createRequire(import.meta.url);

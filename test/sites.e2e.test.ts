@@ -9,7 +9,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { stopDevServer } from "../packages/vigie/src/core/devServer/index.ts";
-import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
+import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/steps/findings.ts";
 import { killGroup } from "../packages/vigie/test/support/blog.ts";
 import { minimalSite, multilingualSite, type Site } from "./support/sites.ts";
 

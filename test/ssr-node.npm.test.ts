@@ -6,7 +6,7 @@
 // A page behind a login: a flow logs in and saves the state, which the other checks then use.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
+import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/steps/findings.ts";
 import { type InstalledSite, installSite, packedVigie } from "./support/site-install.ts";
 import { SSR_NODE_SITE } from "./support/ssr-site.ts";
 

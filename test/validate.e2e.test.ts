@@ -17,12 +17,12 @@ import { after, describe, type TestContext, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import Ajv from "ajv-draft-04";
 import addFormats from "ajv-formats";
-import { BrowserSession } from "../packages/vigie/src/core/browser/session.ts";
+import { BrowserSession } from "../packages/vigie/src/core/browser/session/session.ts";
 import { stopDevServer } from "../packages/vigie/src/core/devServer/index.ts";
 import { runCheck } from "../packages/vigie/src/core/typecheck/typecheck.ts";
-import type { ValidateContext } from "../packages/vigie/src/core/validate/context.ts";
-import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/findings.ts";
 import { checkFindings } from "../packages/vigie/src/core/validate/steps/check.ts";
+import type { ValidateContext } from "../packages/vigie/src/core/validate/steps/context.ts";
+import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/steps/findings.ts";
 import { type BlogCopy, copyBlog, killGroup } from "../packages/vigie/test/support/blog.ts";
 
 const MAIN = join(import.meta.dirname, "..", "packages", "vigie", "src", "cli", "main.ts");

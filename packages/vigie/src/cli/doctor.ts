@@ -4,13 +4,13 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { describeRoutes } from "../core/astro/rendering.ts";
-import { findChromium, NO_CHROMIUM_HINT } from "../core/browser/executable.ts";
+import { readSite, type Site } from "../core/astro/site.ts";
+import { findChromium, NO_CHROMIUM_HINT } from "../core/browser/session/executable.ts";
 import { CONFIG_FILE, loadConfig } from "../core/config.ts";
 import type { Project } from "../core/project.ts";
-import { readSite, type Site } from "../core/site.ts";
 import { prefixOf } from "../tools/run.ts";
 import { parseFlags, projectAt } from "./flags.ts";
-import { installedVersion, type SiteSummary, siteSummary } from "./site.ts";
+import { installedVersion, type SiteSummary, siteSummary } from "./init/site.ts";
 
 export type Status = "ok" | "missing" | "warn" | "info";
 

@@ -2,7 +2,7 @@
 // It never fails the install: when nothing works it prints how to get a browser.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { findChromium, NO_CHROMIUM_HINT } from "../core/browser/executable.ts";
+import { findChromium, NO_CHROMIUM_HINT } from "../core/browser/session/executable.ts";
 
 const PREFIX = "[vigie] ";
 

@@ -7,16 +7,16 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { readSite } from "../core/astro/site.ts";
 import { CONFIG_FILE } from "../core/config.ts";
 import { readJson } from "../core/files.ts";
 import type { Project } from "../core/project.ts";
-import { readSite } from "../core/site.ts";
 import { DEFAULT_PREFIX, PREFIX_PATTERN, type ToolGroup } from "../tools/define.ts";
 import { toolsOf } from "../tools/registry.ts";
 import { type FlagSpec, parseFlags, projectAt, UsageError } from "./flags.ts";
 import { validatorAgent } from "./init/agent.ts";
+import { type SiteSummary, siteSummary } from "./init/site.ts";
 import { SKILL_FILES, skillFile } from "./init/skill.ts";
-import { type SiteSummary, siteSummary } from "./site.ts";
 
 /**
  * The MCP clients `init --mcp` connects, each with its project configuration and what the

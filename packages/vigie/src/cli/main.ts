@@ -188,7 +188,7 @@ async function callTool(words: string[], leading: string | undefined): Promise<n
     // Chromium is closed now, not after its idle period: the process ends at once.
     // Only the browser tools use the shared session; the others do not load it.
     if (definition.group === "browser") {
-      const { sharedSession } = await import("../core/browser/session.ts");
+      const { sharedSession } = await import("../core/browser/session/session.ts");
       await sharedSession().close();
     }
   }

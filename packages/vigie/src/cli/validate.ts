@@ -4,13 +4,13 @@
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { VigieError } from "../core/answer.ts";
-import { BrowserSession } from "../core/browser/session.ts";
+import { BrowserSession } from "../core/browser/session/session.ts";
 import { type Project, ProjectNotFoundError } from "../core/project.ts";
-import { type ChangedRun, changeScope } from "../core/validate/changed.ts";
-import { exitCodeOf, type ValidationReport } from "../core/validate/findings.ts";
+import { type ChangedRun, changeScope } from "../core/validate/changeScope.ts";
 import { annotations, jobSummary, repositoryPrefix, toSarif } from "../core/validate/github.ts";
 import { mergeReports, toHtml, toJUnit, toText } from "../core/validate/reports.ts";
 import { type ProgressEvent, validate } from "../core/validate/runner.ts";
+import { exitCodeOf, type ValidationReport } from "../core/validate/steps/findings.ts";
 import { VIGIE_VERSION } from "../core/version.ts";
 import { prefixOf, renameTools } from "../tools/run.ts";
 import { type FlagSpec, type FlagValues, parseFlags, projectAt, UsageError } from "./flags.ts";

@@ -20,7 +20,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type Answer, errorAnswer, serialize } from "../core/answer.ts";
-import { sharedSession } from "../core/browser/session.ts";
+import { sharedSession } from "../core/browser/session/session.ts";
 import type { Project } from "../core/project.ts";
 import { VIGIE_VERSION } from "../core/version.ts";
 import type { ToolContext, ToolDefinition } from "../tools/define.ts";

@@ -1,14 +1,14 @@
 import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { type Answer, VigieError, writeReport } from "../core/answer.ts";
+import { readSite } from "../core/astro/site.ts";
 import { runBuild } from "../core/build/build.ts";
 import type { BuildIssue } from "../core/build/output.ts";
 import { checkDevSiteLinks, checkSiteLinks } from "../core/checks/links.ts";
+import { LINTERS, type Linter, lint } from "../core/checks/lint.ts";
+import { resolveBaseUrl } from "../core/devServer/target.ts";
 import type { BrokenLink } from "../core/links/links.ts";
-import { LINTERS, type Linter, lint } from "../core/lint/lint.ts";
 import type { LintProblem } from "../core/lint/problem.ts";
-import { readSite } from "../core/site.ts";
-import { resolveBaseUrl } from "../core/target.ts";
 import { runCheck } from "../core/typecheck/typecheck.ts";
 import { lines, more } from "./answers.ts";
 import { defineTool, portArgument, type ToolDefinition } from "./define.ts";

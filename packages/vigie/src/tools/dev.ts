@@ -43,7 +43,7 @@ const start = defineTool({
   run: async (args, context) => {
     const { loadConfig } = await import("../core/config.ts");
     const { startDevServer } = await import("../core/devServer/start.ts");
-    const { readSite } = await import("../core/site.ts");
+    const { readSite } = await import("../core/astro/site.ts");
     // vigie.config.json may name the dev command and the port; the arguments win.
     const config = loadConfig(context.project);
     const mode = args.mode ?? "dev";
@@ -230,8 +230,8 @@ const changes = defineTool({
   lists: { changed: 8, pages: CHANGED_PAGE_LIMIT, clean: 10, pending: 8, unused: 5, types: 5 },
   run: async (args, context) => {
     const { loadConfig } = await import("../core/config.ts");
-    const { readSite } = await import("../core/site.ts");
-    const { sharedSession } = await import("../core/browser/session.ts");
+    const { readSite } = await import("../core/astro/site.ts");
+    const { sharedSession } = await import("../core/browser/session/session.ts");
     const { devChanges } = await import("../core/checks/devChanges.ts");
     const result = await devChanges(readSite(context.project), {
       session: sharedSession(),

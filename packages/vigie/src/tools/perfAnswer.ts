@@ -4,9 +4,9 @@
 // measure (every load, every shift, every resource) goes to a report.
 
 import { type Answer, clip } from "../core/answer.ts";
-import type { PerfResult } from "../core/browser/perf.ts";
-import type { PerfCause } from "../core/browser/perfCauses.ts";
-import type { VitalsFacts } from "../core/browser/vitals.ts";
+import type { PerfResult } from "../core/browser/perf/perf.ts";
+import type { PerfCause } from "../core/browser/perf/perfCauses.ts";
+import type { VitalsFacts } from "../core/browser/perf/vitals.ts";
 
 /** One cause as the agent reads it: rule, element, where to change it, what to change (the perf tool's `limits` clip them). */
 export function causeItem(cause: PerfCause): Answer {

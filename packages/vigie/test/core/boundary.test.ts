@@ -125,9 +125,126 @@ describe("import loops", () => {
   });
 
   test("findings.ts, faults.ts and islands.ts are on no import loop", () => {
-    const files = ["findings.ts", "faults.ts", "islands.ts"].map((name) => `${BROWSER}${name}`);
+    const files = ["findings.ts", "faults.ts", "islands.ts"].map((name) => `${BROWSER}page${sep}${name}`);
     for (const file of files) assert.ok(graph.has(file), `${file} is read`);
     const looping = files.filter((file) => reachable(graph, file).has(file));
     assert.deepEqual(looping, [], `these import themselves back through others:\n${looping.join("\n")}`);
+  });
+});
+
+/**
+ * The core's folders from the lowest layer to the highest: a file imports only from its own
+ * folder or a lower one. The root of the core (the project, answers, waiting, files, the
+ * config) is the lowest; the check service and validate are the highest. A new folder of the
+ * core must be placed here.
+ */
+const LAYERS = [
+  "core",
+  "core/process",
+  "core/source",
+  "core/browser/page",
+  "core/browser/session",
+  "core/browser/perf",
+  "core/browser/a11y",
+  "core/browser/capture",
+  "core/browser/load",
+  "core/production",
+  "core/astro",
+  "core/devServer",
+  "core/build",
+  "core/links",
+  "core/lint",
+  "core/lint/mermaid",
+  "core/lint/content",
+  "core/typecheck",
+  "core/changes",
+  "core/checks",
+  "core/validate/steps",
+  "core/validate",
+].map((folder) => folder.split("/").join(sep));
+
+const folderOf = (file: string) => dirname(file);
+
+/** The sets of files (or folders) that import one another round a loop (Tarjan's strongly connected components). */
+export function loops(graph: Map<string, Iterable<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node) as number);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node) as number, low.get(next) as number));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node) as number, index.get(next) as number));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    for (let member = stack.pop(); member !== undefined; member = stack.pop()) {
+      onStack.delete(member);
+      component.push(member);
+      if (member === node) break;
+    }
+    if (component.length > 1 || (graph.get(node) && [...(graph.get(node) as Iterable<string>)].includes(node)))
+      found.push(component.sort());
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+describe("layers", () => {
+  const graph = importGraph();
+  const folders = new Map<string, Set<string>>();
+  for (const [file, imported] of graph) {
+    const from = folderOf(file);
+    if (!folders.has(from)) folders.set(from, new Set());
+    for (const target of imported) if (folderOf(target) !== from) folders.get(from)?.add(folderOf(target));
+  }
+
+  test("the loop finder sees a loop of files and leaves a chain alone", () => {
+    const toy = new Map([
+      ["a", ["b"]],
+      ["b", ["c"]],
+      ["c", ["a"]],
+      ["d", ["a"]],
+    ]);
+    assert.deepEqual(loops(toy), [["a", "b", "c"]]);
+    assert.deepEqual(
+      loops(
+        new Map([
+          ["a", ["b"]],
+          ["b", []],
+        ]),
+      ),
+      [],
+    );
+  });
+
+  test("every folder of the core has its place in the layers", () => {
+    const unplaced = [...folders.keys()].filter((folder) => folder.startsWith("core") && !LAYERS.includes(folder));
+    assert.deepEqual(unplaced, [], `place these folders in LAYERS: ${unplaced.join(", ")}`);
+  });
+
+  test("no file of the core imports from a higher layer", () => {
+    const upward: string[] = [];
+    for (const [file, imported] of graph) {
+      const from = LAYERS.indexOf(folderOf(file));
+      if (from < 0) continue;
+      for (const target of imported) {
+        const to = LAYERS.indexOf(folderOf(target));
+        if (to > from) upward.push(`${file} -> ${target}`);
+      }
+    }
+    assert.deepEqual(upward, [], `imports from a lower layer to a higher one:\n${upward.join("\n")}`);
+  });
+
+  test("no loop of imports between files, nor between folders", () => {
+    assert.deepEqual(loops(graph), [], "files that import one another round a loop");
+    assert.deepEqual(loops(folders), [], "folders that import one another round a loop");
   });
 });

@@ -2,8 +2,9 @@
 // the way the first argument says: "exit" (process.exit without closing anything),
 // "close" (closes the session and returns), "wait" (waits to be signalled), or "throw"
 // (an uncaught exception).
-import { sharedSession } from "../../src/core/browser/session.ts";
-import { checkPage } from "../../src/core/browser/watch.ts";
+
+import { checkPage } from "../../src/core/browser/page/watch.ts";
+import { sharedSession } from "../../src/core/browser/session/session.ts";
 
 const how = process.argv[2] ?? "exit";
 const session = sharedSession();

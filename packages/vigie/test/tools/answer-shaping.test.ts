@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { type Answer, MAX_ANSWER_BYTES, serialize } from "../../src/core/answer.ts";
-import type { PageFindings } from "../../src/core/browser/findings.ts";
+import type { PageFindings } from "../../src/core/browser/page/findings.ts";
 import { type Project, projectAt } from "../../src/core/project.ts";
 import { findingsOutput } from "../../src/tools/browser.ts";
 import { defineTool, type ToolDefinition, toolName } from "../../src/tools/define.ts";

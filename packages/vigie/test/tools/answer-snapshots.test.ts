@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type Answer, MAX_ANSWER_BYTES, serialize } from "../../src/core/answer.ts";
-import { sharedSession } from "../../src/core/browser/session.ts";
+import { sharedSession } from "../../src/core/browser/session/session.ts";
 import { type Project, projectAt } from "../../src/core/project.ts";
 import { findTool } from "../../src/tools/registry.ts";
 import { runTool } from "../../src/tools/run.ts";

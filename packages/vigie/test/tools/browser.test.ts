@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { sharedSession } from "../../src/core/browser/session.ts";
+import { sharedSession } from "../../src/core/browser/session/session.ts";
 import { type Project, projectAt } from "../../src/core/project.ts";
 import { findTool } from "../../src/tools/registry.ts";
 import { runTool } from "../../src/tools/run.ts";

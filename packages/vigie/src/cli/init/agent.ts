@@ -1,7 +1,7 @@
 // The validator agent that `vigie init` writes for a site: the workflow and verdict rules of
 // this repository's .opencode/agents/blog-validator.md, with the site's own locales, critical
 // routes and content collections, and the tool names under the project's prefix.
-import type { SiteSummary } from "../site.ts";
+import type { SiteSummary } from "./site.ts";
 
 function list(items: string[]): string {
   if (items.length <= 1) return items.join("");

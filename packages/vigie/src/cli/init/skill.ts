@@ -3,7 +3,7 @@
 // tool list in its context. Claude Code and OpenCode read .claude/skills/; Codex, Gemini CLI
 // and OpenCode read .agents/skills/.
 import { join } from "node:path";
-import type { SiteSummary } from "../site.ts";
+import type { SiteSummary } from "./site.ts";
 
 export const SKILL_FILES = [join(".claude", "skills", "vigie", "SKILL.md"), join(".agents", "skills", "vigie", "SKILL.md")];
 

@@ -7,7 +7,6 @@ import { join, resolve } from "node:path";
 import type { AnyNode, CallExpression, Program } from "acorn";
 import type { Project } from "../project.ts";
 import { ConfigScope, keyOf, nodesOf, parseConfigScript } from "./configScript.ts";
-import type { RenderingFacts } from "./rendering.ts";
 
 export interface AstroSettings {
   /** The config file found, relative to the root. */
@@ -211,19 +210,4 @@ export function criticalRoutesOf(settings: AstroSettings): string[] {
   const homes = settings.locales.length > 1 ? settings.locales.map((locale) => localeHome(settings, locale)) : [settings.base];
   if (!homes.includes(settings.base) && !settings.prefixDefaultLocale) homes.unshift(settings.base);
   return [...new Set(homes)].map((home) => sitePath(settings, home));
-}
-
-export interface SiteFacts {
-  base: string;
-  trailingSlash: AstroSettings["trailingSlash"];
-  /** Locales in URLs; several locales means translations are checked. */
-  locales: string[];
-  defaultLocale?: string;
-  sitemap: boolean;
-  starlight: boolean;
-  /** Content collections and their folders, relative to the root. */
-  collections: { name: string; folder: string; entries: number }[];
-  criticalRoutes: string[];
-  /** How the site renders (output, adapter, routes of the last build) and how its build is served. */
-  rendering: RenderingFacts;
 }

@@ -1,12 +1,12 @@
 // The production build, with a timeout that kills the whole
 // process group, its errors and warnings mapped to source files, and what it wrote.
 import { writeReport } from "../answer.ts";
+import type { Site } from "../astro/site.ts";
 import { loadConfig } from "../config.ts";
 import { writingAstroFiles } from "../devServer/settled.ts";
 import { tailLines } from "../process/output.ts";
 import { type CommandEnd, runCommand } from "../process/spawn.ts";
 import type { Project } from "../project.ts";
-import type { Site } from "../site.ts";
 import { mapsKept, planCheckBuild } from "./checkBuild.ts";
 import { distStats } from "./dist.ts";
 import { locateIssues } from "./locate.ts";

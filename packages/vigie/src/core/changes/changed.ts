@@ -7,12 +7,12 @@
 // pages one of whose elements a changed rule can reach. At most CHANGED_PAGE_LIMIT pages are
 // loaded on the dev server.
 import { join } from "node:path";
+import type { Site } from "../astro/site.ts";
 import { readText } from "../files.ts";
-import type { Site } from "../site.ts";
 import { type DevScope, devScope } from "./devScope.ts";
 import { fileAt } from "./git.ts";
-import { builtPagePaths, choosePages, type PageSelection, type StylesOnly } from "./pages.ts";
 import { type ChangePlan, planChanges } from "./plan.ts";
+import { builtPagePaths, choosePages, type PageSelection, type StylesOnly } from "./record.ts";
 import { styleChange } from "./styles.ts";
 
 export { CHANGED_PAGE_LIMIT, chooseLoaded } from "./choose.ts";

@@ -5,7 +5,7 @@
 // (baseline.ts): the faults each page had on this dev server, and the pages still to check.
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import type { FaultItem } from "../browser/faultView.ts";
+import type { FaultItem } from "../browser/page/faultView.ts";
 import { DEV_CHANGES_ROUTE, DEV_CONFIG } from "../devServer/devConfig.ts";
 import type { DevChangesAnswer as DevAnswer, DevEvent, DevTypesAnswer } from "../devServer/devProtocol.ts";
 import { readDevServerRecord } from "../devServer/index.ts";

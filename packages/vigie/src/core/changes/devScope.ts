@@ -4,14 +4,14 @@
 // for (a deleted file, a file served as is from public/, a content file no page renders by its
 // slug, a module the graph does not know) sends the run back to the build, and says why.
 import { existsSync } from "node:fs";
+import type { Site } from "../astro/site.ts";
 import { readDevPort } from "../devServer/status.ts";
 import { eachAtMost } from "../pool.ts";
-import type { Site } from "../site.ts";
 import { CHANGED_PAGE_LIMIT, chooseLoaded } from "./choose.ts";
 import { baselinePages, hasWarmChecker, untilServerSaw } from "./dev.ts";
-import { builtPagePaths, readPagesRecord } from "./pages.ts";
 import type { ChangePlan } from "./plan.ts";
 import { askReach, type FileReach, pagesReached } from "./reach.ts";
+import { builtPagePaths, readPagesRecord } from "./record.ts";
 
 /** How long completing the module graph (every page rendered once) may take. */
 const WARM_TIMEOUT_MS = 90_000;

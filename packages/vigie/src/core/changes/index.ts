@@ -5,6 +5,7 @@ export { baselinePath, pageOk, readBaseline } from "./baseline.ts";
 export { builtChanges, CHANGED_PAGE_LIMIT, type ChangeReach, changeReach, gitPlan } from "./changed.ts";
 export { Fingerprints, pageReferences } from "./fingerprints.ts";
 export { type GitChanges, gitChanges } from "./git.ts";
+export { type ChangePlan, planChanges } from "./plan.ts";
 export {
   builtPagePaths,
   type CheckedBuiltPage,
@@ -16,6 +17,5 @@ export {
   recordCheckedPages,
   recordPages,
   type StylesOnly,
-} from "./pages.ts";
-export { type ChangePlan, planChanges } from "./plan.ts";
+} from "./record.ts";
 export { type StyleChange, styleChange } from "./styles.ts";

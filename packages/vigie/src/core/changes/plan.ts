@@ -5,9 +5,9 @@ import { existsSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { findCollections } from "../astro/collections.ts";
 import { readFrontmatter } from "../astro/frontmatter.ts";
+import type { Site } from "../astro/site.ts";
 import { readText } from "../files.ts";
 import type { Project } from "../project.ts";
-import type { Site } from "../site.ts";
 import { fileAt, gitChanges } from "./git.ts";
 
 export interface ChangePlan {

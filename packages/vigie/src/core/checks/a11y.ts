@@ -4,11 +4,11 @@
 // reported) and given one source: the component that wrote its element when the page says so,
 // else where the sources write its image. A page that cannot be audited is an error returned.
 import type { Action } from "../actions.ts";
-import { type A11yResult, auditA11y, locateViolationImages, type Violation } from "../browser/a11y.ts";
-import type { BrowserSession } from "../browser/session.ts";
+import type { Site } from "../astro/site.ts";
+import { type A11yResult, auditA11y, locateViolationImages, type Violation } from "../browser/a11y/a11y.ts";
+import type { BrowserSession } from "../browser/session/session.ts";
 import { storageStateOf, type VigieConfig } from "../config.ts";
 import { relativePath } from "../project.ts";
-import type { Site } from "../site.ts";
 import { SourceFiles } from "../source/files.ts";
 
 export type A11ySeverity = "fail" | "warn";

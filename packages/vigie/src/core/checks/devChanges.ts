@@ -7,9 +7,10 @@
 // chosen, and limited, as every "changed" chooses them (core/changes/changed.ts).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { PageFault } from "../browser/faults.ts";
-import { type FaultItem, faultItem, sourceOf } from "../browser/faultView.ts";
-import type { BrowserSession } from "../browser/session.ts";
+import type { Site } from "../astro/site.ts";
+import type { PageFault } from "../browser/page/faults.ts";
+import { type FaultItem, faultItem, sourceOf } from "../browser/page/faultView.ts";
+import type { BrowserSession } from "../browser/session/session.ts";
 import { CHANGED_PAGE_LIMIT, chooseLoaded } from "../changes/changed.ts";
 import {
   type AppliedEvent,
@@ -29,7 +30,6 @@ import type { VigieConfig } from "../config.ts";
 import { readDevServerRecord } from "../devServer/index.ts";
 import { readDevPort } from "../devServer/status.ts";
 import { StepError } from "../nextStep.ts";
-import type { Site } from "../site.ts";
 import { crawlSitePages } from "./pages.ts";
 
 export interface PageDelta {

@@ -1,9 +1,10 @@
 // The link check as the tools and validate run it. On a build: the built pages and assets where
 // the adapter puts them, a link to a route rendered on demand left to the crawl (it loads that
 // page). On the dev server: the links of the given pages as it renders them.
+
+import { onDemandRoute, type Site } from "../astro/site.ts";
 import { checkDevLinks, type DevLinksOptions, type DevLinksResult } from "../links/devLinks.ts";
 import { checkLinks, type LinkCheckResult } from "../links/links.ts";
-import { onDemandRoute, type Site } from "../site.ts";
 
 export function checkSiteLinks(site: Site): Promise<LinkCheckResult> {
   const onDemand = site.routes?.some((route) => !route.prerender);

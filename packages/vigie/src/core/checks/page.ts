@@ -4,17 +4,17 @@
 // project's own server while its log is read, so the fault names the error and its source.
 import { join } from "node:path";
 import type { Action } from "../actions.ts";
-import { checkPageAsSite } from "../browser/devMachinery.ts";
-import type { PageFault } from "../browser/faults.ts";
-import type { PageFindings } from "../browser/findings.ts";
-import { checkJsErrors, locateInTime } from "../browser/jsErrors.ts";
-import type { BrowserSession } from "../browser/session.ts";
-import { saveState, withState } from "../browser/state.ts";
+import { builtDirs, type Site } from "../astro/site.ts";
+import { checkJsErrors, locateInTime } from "../browser/load/jsErrors.ts";
+import { checkPageAsSite } from "../browser/page/devMachinery.ts";
+import type { PageFault } from "../browser/page/faults.ts";
+import type { PageFindings } from "../browser/page/findings.ts";
+import { saveState, withState } from "../browser/page/state.ts";
+import type { BrowserSession } from "../browser/session/session.ts";
 import { checksPhone, storageStateOf, type VigieConfig } from "../config.ts";
-import { causeLines, failureCauses, faultsWithCauses } from "../production/pageCauses.ts";
-import { devLog } from "../production/serverErrors.ts";
-import { builtDirs, type Site } from "../site.ts";
 import { withTimeout } from "../wait.ts";
+import { causeLines, failureCauses, faultsWithCauses } from "./pageCauses.ts";
+import { devLog } from "./serverErrors.ts";
 
 export interface SitePageOptions {
   session: BrowserSession;

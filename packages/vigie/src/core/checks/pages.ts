@@ -3,17 +3,18 @@
 // each page's faults with what its server said of a 5xx (the error it logged and its source), a
 // missing page reached through a link on an on-demand page named as that page's broken link.
 // (After a crawl of the build, its callers record the pages with `recordCheckedPages`.)
-import { type CrawlPage, type CrawlResult, crawlSite } from "../browser/crawl.ts";
-import type { PageFault } from "../browser/faults.ts";
-import type { BrowserSession } from "../browser/session.ts";
-import type { CheckedBuiltPage } from "../changes/pages.ts";
+
+import { builtDirs, onDemandPaths, routeOfPath, type Site } from "../astro/site.ts";
+import { type CrawlPage, type CrawlResult, crawlSite } from "../browser/load/crawl.ts";
+import type { PageFault } from "../browser/page/faults.ts";
+import type { BrowserSession } from "../browser/session/session.ts";
+import type { CheckedBuiltPage } from "../changes/record.ts";
 import { checksPhone, storageStateOf, type VigieConfig } from "../config.ts";
 import { readDevPort } from "../devServer/index.ts";
 import { servedFile } from "../files.ts";
-import { type FailureCause, failureCauses, faultsWithCauses } from "../production/pageCauses.ts";
-import { devLog, lineOfMessage } from "../production/serverErrors.ts";
-import { builtDirs, onDemandPaths, routeOfPath, type Site } from "../site.ts";
 import { acceptSelectorsOf } from "./a11y.ts";
+import { type FailureCause, failureCauses, faultsWithCauses } from "./pageCauses.ts";
+import { devLog, lineOfMessage } from "./serverErrors.ts";
 
 export interface SiteCrawlOptions {
   session: BrowserSession;

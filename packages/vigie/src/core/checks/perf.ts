@@ -4,11 +4,11 @@
 // and judged on every load, so one slow load on a busy machine is not a verdict; each cause
 // located in the sources. A page that cannot be measured is an error returned, not thrown.
 import type { Action } from "../actions.ts";
-import { judge, measurePerf, type PerfResult } from "../browser/perf.ts";
-import { locateCauses } from "../browser/perfCauses.ts";
-import type { BrowserSession } from "../browser/session.ts";
+import type { Site } from "../astro/site.ts";
+import { judge, measurePerf, type PerfResult } from "../browser/perf/perf.ts";
+import { locateCauses } from "../browser/perf/perfCauses.ts";
+import type { BrowserSession } from "../browser/session/session.ts";
 import { budgetsOf, storageStateOf, type VigieConfig } from "../config.ts";
-import type { Site } from "../site.ts";
 
 /** Loads added to a page over budget before it is judged. */
 export const REMEASURE_RUNS = 3;

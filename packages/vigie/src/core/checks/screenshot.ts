@@ -4,13 +4,20 @@
 // the first scrolled into view, then captured; bounded in time. Errors are returned, not thrown.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { PageFindings } from "../browser/findings.ts";
-import { jpegSize, pngSize, pruneOldest, slugForPath, timestamp } from "../browser/names.ts";
-import { capture, KEEP_SCREENSHOTS, type Outline, outlineElements, type ShotOptions, type ShotResult } from "../browser/screenshot.ts";
-import type { BrowserSession } from "../browser/session.ts";
-import { withState } from "../browser/state.ts";
-import { VIEWPORTS } from "../browser/viewports.ts";
-import { checkPage } from "../browser/watch.ts";
+import {
+  capture,
+  KEEP_SCREENSHOTS,
+  type Outline,
+  outlineElements,
+  type ShotOptions,
+  type ShotResult,
+} from "../browser/capture/screenshot.ts";
+import type { PageFindings } from "../browser/page/findings.ts";
+import { jpegSize, pngSize, pruneOldest, slugForPath, timestamp } from "../browser/page/names.ts";
+import { withState } from "../browser/page/state.ts";
+import { VIEWPORTS } from "../browser/page/viewports.ts";
+import { checkPage } from "../browser/page/watch.ts";
+import type { BrowserSession } from "../browser/session/session.ts";
 import { type Project, relativePath, statePath } from "../project.ts";
 import { withTimeout } from "../wait.ts";
 

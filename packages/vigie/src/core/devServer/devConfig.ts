@@ -4,8 +4,8 @@
 // reaches. The project's config is never touched; without one, the integration alone.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Site } from "../astro/site.ts";
 import type { Project } from "../project.ts";
-import type { Site } from "../site.ts";
 
 /** Where the generated config and the integration live, relative to the project root. */
 export const DEV_CONFIG_DIR = ".opencode/dev";

@@ -6,10 +6,10 @@
 // (/src/, /@fs/, /@vite/...), and the browser crawl reports the requests that fail.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Site } from "../astro/site.ts";
 import { SourceSearch } from "../build/sources.ts";
 import { safeDecode } from "../files.ts";
 import { eachAtMost } from "../pool.ts";
-import type { Site } from "../site.ts";
 import { type PageLinks, type PageRef, readPage } from "./html.ts";
 import { type BrokenLink, type BrokenLinks, builtFileOf, reportBroken } from "./links.ts";
 

@@ -4,11 +4,11 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeReport } from "../answer.ts";
+import type { Site } from "../astro/site.ts";
 import { SourceSearch, sourceOfRoute } from "../build/sources.ts";
 import { isFile, safeDecode, walkFiles } from "../files.ts";
 import { StepError } from "../nextStep.ts";
 import { type Project, relativePath } from "../project.ts";
-import type { Site } from "../site.ts";
 import { type PageLinks, type PageRef, readPage, readXmlUrls } from "./html.ts";
 
 export interface BrokenLink {

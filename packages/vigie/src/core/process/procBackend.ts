@@ -1,7 +1,7 @@
 // The Linux backend of process inspection: everything is read from /proc, no process is
 // spawned, so the 25 ms polling loops cost almost nothing.
 import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
-import type { ProcessBackend, ProcStat } from "./inspect.ts";
+import type { ProcessBackend, ProcStat } from "./backend.ts";
 
 function readStat(pid: number): ProcStat | undefined {
   let text: string;

@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
-import type { ProcessBackend, ProcStat } from "./inspect.ts";
+import type { ProcessBackend, ProcStat } from "./backend.ts";
 
 /**
  * Columns both procps (Linux) and BSD ps (macOS) accept. `lstart` is five words in the C

@@ -3,7 +3,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { AcceptedFinding, Finding, ValidationReport } from "./findings.ts";
+import type { AcceptedFinding, Finding, ValidationReport } from "./steps/findings.ts";
 
 /** A finding's source, `file:line[:column]`, read apart; the file as written when it has no line. */
 export function sourcePosition(file: string | undefined): { path: string; line?: number; column?: number } | undefined {

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_PREFIX } from "../config.ts";
 import { stripAnsi } from "../process/output.ts";
-import { type Finding, type ValidationReport, verdictOf } from "./findings.ts";
+import { type Finding, type ValidationReport, verdictOf } from "./steps/findings.ts";
 
 const where = (finding: Finding) => [finding.page, finding.file].filter(Boolean).join(" ") || "(site)";
 

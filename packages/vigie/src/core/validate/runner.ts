@@ -7,25 +7,25 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { VigieError } from "../answer.ts";
-import { findChromium, NO_CHROMIUM_HINT } from "../browser/executable.ts";
+import { readSite, siteFacts } from "../astro/site.ts";
+import { findChromium, NO_CHROMIUM_HINT } from "../browser/session/executable.ts";
 import { DEFAULT_PREFIX, loadConfig } from "../config.ts";
+import { resolveBaseUrl } from "../devServer/target.ts";
 import type { Project } from "../project.ts";
-import { readSite, siteFacts } from "../site.ts";
-import { resolveBaseUrl } from "../target.ts";
-import type { Step, StepOutcome, ToolId, ValidateContext, ValidateOptions } from "./context.ts";
-import { type Finding, type StepRecord, type ValidationReport, verdictOf } from "./findings.ts";
 import { buildStep } from "./steps/build.ts";
 import { checkStep } from "./steps/check.ts";
+import type { Step, StepOutcome, ToolId, ValidateContext, ValidateOptions } from "./steps/context.ts";
 import { crawlStep } from "./steps/crawl.ts";
 import { devStep, stopDev } from "./steps/dev.ts";
+import { type Finding, type StepRecord, type ValidationReport, verdictOf } from "./steps/findings.ts";
 import { flowsStep } from "./steps/flows.ts";
 import { linksStep } from "./steps/links.ts";
 import { lintStep } from "./steps/lint.ts";
 import { perfStep } from "./steps/perf.ts";
 import { routesStep } from "./steps/routes.ts";
-import { setAccepted } from "./triage.ts";
+import { setAccepted } from "./steps/triage.ts";
 
-export type { ProgressEvent, ValidateOptions } from "./context.ts";
+export type { ProgressEvent, ValidateOptions } from "./steps/context.ts";
 
 /** The steps, in the order the report lists them; each one's `after` names only steps before it. */
 export const STEPS: readonly Step[] = [devStep, lintStep, buildStep, linksStep, checkStep, routesStep, crawlStep, flowsStep, perfStep];

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { doctor } from "../../../src/cli/doctor.ts";
 import { astroConfigReads } from "../../../src/core/astro/astroConfig.ts";
+import { readSite } from "../../../src/core/astro/site.ts";
 import { projectAt } from "../../../src/core/project.ts";
-import { readSite } from "../../../src/core/site.ts";
 
 const root = mkdtempSync(join(tmpdir(), "vigie-config-read-"));
 after(() => rmSync(root, { recursive: true, force: true }));

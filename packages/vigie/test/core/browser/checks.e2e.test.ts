@@ -2,11 +2,11 @@
 // of a copy, and the clean blog's production build.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { auditA11y } from "../../../src/core/browser/a11y.ts";
-import { crawlSite, failingPages } from "../../../src/core/browser/crawl.ts";
-import { checkJsErrors } from "../../../src/core/browser/jsErrors.ts";
-import { measurePerf } from "../../../src/core/browser/perf.ts";
-import { BrowserSession } from "../../../src/core/browser/session.ts";
+import { auditA11y } from "../../../src/core/browser/a11y/a11y.ts";
+import { crawlSite, failingPages } from "../../../src/core/browser/load/crawl.ts";
+import { checkJsErrors } from "../../../src/core/browser/load/jsErrors.ts";
+import { measurePerf } from "../../../src/core/browser/perf/perf.ts";
+import { BrowserSession } from "../../../src/core/browser/session/session.ts";
 import { BLOG_ROOT, type BlogCopy, buildBlog, copyBlog, type Served, serveBlog } from "../../support/blog.ts";
 import { addFaultPages, appendToArticle, INVALID_FLOWCHART } from "../../support/faults.ts";
 

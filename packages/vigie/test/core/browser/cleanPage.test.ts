@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Page } from "playwright-core";
-import { checkJsErrors } from "../../../src/core/browser/jsErrors.ts";
-import { BrowserSession, reusableWithoutAsking } from "../../../src/core/browser/session.ts";
+import { checkJsErrors } from "../../../src/core/browser/load/jsErrors.ts";
+import { BrowserSession, reusableWithoutAsking } from "../../../src/core/browser/session/session.ts";
 import { type StaticServer, serveStatic } from "../../../src/core/staticServer.ts";
 
 /** Writes every kind of state a page can leave behind, then tells what it found before writing. */

@@ -4,8 +4,8 @@
 // named with the page that links to it. Real Chromium, hand-written pages.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { crawlSite } from "../../../src/core/browser/crawl.ts";
-import { BrowserSession } from "../../../src/core/browser/session.ts";
+import { crawlSite } from "../../../src/core/browser/load/crawl.ts";
+import { BrowserSession } from "../../../src/core/browser/session/session.ts";
 import { html, type PageServer, startPageServer } from "../../support/pages.ts";
 
 const session = new BrowserSession({ idleMs: 5_000 });

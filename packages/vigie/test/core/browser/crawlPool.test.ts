@@ -2,8 +2,8 @@
 // idle, each page is loaded once, and the page limit holds. Real Chromium, hand-written pages.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { crawlSite } from "../../../src/core/browser/crawl.ts";
-import { BrowserSession } from "../../../src/core/browser/session.ts";
+import { crawlSite } from "../../../src/core/browser/load/crawl.ts";
+import { BrowserSession } from "../../../src/core/browser/session/session.ts";
 import { html, type PageServer, startPageServer } from "../../support/pages.ts";
 
 const session = new BrowserSession({ idleMs: 5_000 });

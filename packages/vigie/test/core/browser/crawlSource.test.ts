@@ -5,8 +5,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { crawlSite, failingPages } from "../../../src/core/browser/crawl.ts";
-import { BrowserSession } from "../../../src/core/browser/session.ts";
+import { crawlSite, failingPages } from "../../../src/core/browser/load/crawl.ts";
+import { BrowserSession } from "../../../src/core/browser/session/session.ts";
 import { type StaticServer, serveStatic } from "../../../src/core/staticServer.ts";
 
 const session = new BrowserSession({ idleMs: 5_000 });

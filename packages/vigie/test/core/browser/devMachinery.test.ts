@@ -7,10 +7,10 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import { after, before, describe, test } from "node:test";
-import { REOPTIMISED, setMachineryApart } from "../../../src/core/browser/devMachinery.ts";
-import type { PageFindings } from "../../../src/core/browser/findings.ts";
-import { checkJsErrors } from "../../../src/core/browser/jsErrors.ts";
-import { BrowserSession } from "../../../src/core/browser/session.ts";
+import { checkJsErrors } from "../../../src/core/browser/load/jsErrors.ts";
+import { REOPTIMISED, setMachineryApart } from "../../../src/core/browser/page/devMachinery.ts";
+import type { PageFindings } from "../../../src/core/browser/page/findings.ts";
+import { BrowserSession } from "../../../src/core/browser/session/session.ts";
 import { html } from "../../support/pages.ts";
 
 const ORIGIN = "http://127.0.0.1:4321";

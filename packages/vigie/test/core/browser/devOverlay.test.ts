@@ -4,10 +4,10 @@
 // audits the overlay. Real Chromium, hand-written pages with a stand-in for the overlay.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { auditA11y } from "../../../src/core/browser/a11y.ts";
-import { pageSummary } from "../../../src/core/browser/faultView.ts";
-import { checkJsErrors } from "../../../src/core/browser/jsErrors.ts";
-import { BrowserSession } from "../../../src/core/browser/session.ts";
+import { auditA11y } from "../../../src/core/browser/a11y/a11y.ts";
+import { checkJsErrors } from "../../../src/core/browser/load/jsErrors.ts";
+import { pageSummary } from "../../../src/core/browser/page/faultView.ts";
+import { BrowserSession } from "../../../src/core/browser/session/session.ts";
 import { html, type PageServer, startPageServer } from "../../support/pages.ts";
 
 const session = new BrowserSession({ idleMs: 5_000 });

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
-import { findChromium } from "../../../src/core/browser/executable.ts";
+import { findChromium } from "../../../src/core/browser/session/executable.ts";
 
 describe("finding a Chromium", () => {
   const dir = mkdtempSync(join(tmpdir(), "vigie-browsers-"));

@@ -5,11 +5,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { parseActions } from "../../../src/core/actions.ts";
-import { measurePerf } from "../../../src/core/browser/perf.ts";
-import { locateCauses } from "../../../src/core/browser/perfCauses.ts";
-import { BrowserSession } from "../../../src/core/browser/session.ts";
+import { readSite } from "../../../src/core/astro/site.ts";
+import { measurePerf } from "../../../src/core/browser/perf/perf.ts";
+import { locateCauses } from "../../../src/core/browser/perf/perfCauses.ts";
+import { BrowserSession } from "../../../src/core/browser/session/session.ts";
 import { runBuild } from "../../../src/core/build/build.ts";
-import { readSite } from "../../../src/core/site.ts";
 import type { Located } from "../../../src/core/source/located.ts";
 import { type BlogCopy, copyBlog, type Served, serveBlog } from "../../support/blog.ts";
 import { addPerfFaultPages } from "../../support/perfFaults.ts";

@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import { createServer, type ServerResponse } from "node:http";
 import { after, before, describe, test } from "node:test";
-import { measurePerf } from "../../../src/core/browser/perf.ts";
-import { BrowserSession } from "../../../src/core/browser/session.ts";
+import { measurePerf } from "../../../src/core/browser/perf/perf.ts";
+import { BrowserSession } from "../../../src/core/browser/session/session.ts";
 
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
 

@@ -2,8 +2,8 @@
 // page with nothing wrong gives none.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { clsCauses, inpCauses, lcpCauses, perfCauses, positionAt, thirdPartyCauses } from "../../../src/core/browser/perfCauses.ts";
-import type { ElementFacts, VitalsFacts } from "../../../src/core/browser/vitals.ts";
+import { clsCauses, inpCauses, lcpCauses, perfCauses, positionAt, thirdPartyCauses } from "../../../src/core/browser/perf/perfCauses.ts";
+import type { ElementFacts, VitalsFacts } from "../../../src/core/browser/perf/vitals.ts";
 
 const hero: ElementFacts = {
   selector: "article > figure > img",

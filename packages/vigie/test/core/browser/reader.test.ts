@@ -7,12 +7,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { crawlSite } from "../../../src/core/browser/crawl.ts";
-import { pageFaults } from "../../../src/core/browser/faults.ts";
-import { faultText, pageSummary } from "../../../src/core/browser/faultView.ts";
-import type { CheckOptions } from "../../../src/core/browser/findings.ts";
-import { checkJsErrors } from "../../../src/core/browser/jsErrors.ts";
-import { BrowserSession } from "../../../src/core/browser/session.ts";
+import { crawlSite } from "../../../src/core/browser/load/crawl.ts";
+import { checkJsErrors } from "../../../src/core/browser/load/jsErrors.ts";
+import { pageFaults } from "../../../src/core/browser/page/faults.ts";
+import { faultText, pageSummary } from "../../../src/core/browser/page/faultView.ts";
+import type { CheckOptions } from "../../../src/core/browser/page/findings.ts";
+import { BrowserSession } from "../../../src/core/browser/session/session.ts";
 import { html, type PageServer, startPageServer } from "../../support/pages.ts";
 
 const session = new BrowserSession({ idleMs: 5_000 });

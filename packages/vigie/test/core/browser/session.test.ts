@@ -3,8 +3,8 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { BrowserSession } from "../../../src/core/browser/session.ts";
-import { checkPage } from "../../../src/core/browser/watch.ts";
+import { checkPage } from "../../../src/core/browser/page/watch.ts";
+import { BrowserSession } from "../../../src/core/browser/session/session.ts";
 import { BLOG_ROOT } from "../../support/blog.ts";
 
 const PAGE = "data:text/html,<title>session</title><p>hello</p>";

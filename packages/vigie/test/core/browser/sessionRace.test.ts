@@ -4,7 +4,7 @@
 // the browser crashed) must all succeed, with no Chromium left once the session is closed.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BrowserSession } from "../../../src/core/browser/session.ts";
+import { BrowserSession } from "../../../src/core/browser/session/session.ts";
 import { commandOf, listProcesses } from "../../../src/core/process/inspect.ts";
 
 const PAGE = "data:text/html,<title>race</title><p>hello</p>";

@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
+import { readSite } from "../../../src/core/astro/site.ts";
 import { runBuild } from "../../../src/core/build/build.ts";
 import { projectAt } from "../../../src/core/project.ts";
-import { readSite } from "../../../src/core/site.ts";
 
 const root = mkdtempSync(join(tmpdir(), "vigie-build-queue-"));
 after(() => rmSync(root, { recursive: true, force: true }));

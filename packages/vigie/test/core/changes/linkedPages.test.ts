@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { linkedPages } from "../../../src/core/changes/pages.ts";
+import { linkedPages } from "../../../src/core/changes/record.ts";
 import { htmlText, htmlTitle } from "../../../src/core/devServer/http.ts";
 
 test("a title and a body: named, decimal and hexadecimal entities decoded", () => {

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { choosePages, recordPages } from "../../../src/core/changes/pages.ts";
+import { choosePages, recordPages } from "../../../src/core/changes/record.ts";
 import { changedRules, htmlTokens, selectorNeeds, styleChange } from "../../../src/core/changes/styles.ts";
 import { projectAt } from "../../../src/core/project.ts";
 

@@ -16,7 +16,7 @@ import { after, afterEach, before, describe, test } from "node:test";
 import type { Answer } from "../../../src/core/answer.ts";
 import { isPortFree } from "../../../src/core/devServer/ports.ts";
 import { isLive, readProcStat } from "../../../src/core/process/inspect.ts";
-import type { ValidationReport } from "../../../src/core/validate/findings.ts";
+import type { ValidationReport } from "../../../src/core/validate/steps/findings.ts";
 import { BLOG_ROOT, type BlogCopy, copyBlog, killGroup } from "../../support/blog.ts";
 import { freePort, killEverythingIn, processesUnder, sleep, waitFor } from "./helpers.ts";
 

@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { readSite } from "../../../src/core/astro/site.ts";
 import { startDevServer, stopDevServer } from "../../../src/core/devServer/index.ts";
 import { projectAt } from "../../../src/core/project.ts";
-import { readSite } from "../../../src/core/site.ts";
 import { FIXTURES_DIR } from "../../support/blog.ts";
 
 const SERVER = `

@@ -7,9 +7,9 @@ import { once } from "node:events";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { readSite } from "../../../src/core/astro/site.ts";
 import { readDevPort, startDevServer, stopDevServer } from "../../../src/core/devServer/index.ts";
 import { listeningInodes } from "../../../src/core/devServer/ports.ts";
-import { readSite } from "../../../src/core/site.ts";
 import { type BlogCopy, copyBlog } from "../../support/blog.ts";
 import { call, freePort, killEverythingIn, processesUnder } from "./helpers.ts";
 

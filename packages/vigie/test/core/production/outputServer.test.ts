@@ -7,10 +7,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { askServerError } from "../../../src/core/checks/serverErrors.ts";
 import type { LoggingServer } from "../../../src/core/production/childServer.ts";
 import { netlifyPattern, parseRedirects } from "../../../src/core/production/netlifyOutput.ts";
 import { startOutputServer } from "../../../src/core/production/outputServer.ts";
-import { askServerError } from "../../../src/core/production/serverErrors.ts";
 import { readVercelOutput, resolveVercel } from "../../../src/core/production/vercelOutput.ts";
 
 const roots: string[] = [];

@@ -8,13 +8,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
+import { readSite } from "../../../src/core/astro/site.ts";
 import { startDevServer } from "../../../src/core/devServer/index.ts";
 import { freePort, startInGroup } from "../../../src/core/process/group.ts";
 import { groupAlive } from "../../../src/core/process/kill.ts";
 import { ADAPTERS, adapterServing, NO_ADAPTER, UNKNOWN_ADAPTER } from "../../../src/core/production/adapters.ts";
 import { plannedCommand, type ServePlan, servePlan } from "../../../src/core/production/servePlan.ts";
 import { projectAt } from "../../../src/core/project.ts";
-import { readSite } from "../../../src/core/site.ts";
 import { sleep } from "../../../src/core/wait.ts";
 
 const roots: string[] = [];

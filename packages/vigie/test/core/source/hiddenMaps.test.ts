@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { SourceMapGenerator } from "source-map-js";
-import { locateIsland } from "../../../src/core/browser/locate.ts";
+import { locateIsland } from "../../../src/core/browser/page/locate.ts";
 import { planCheckBuild, whyNotPlain, wrapperConfig } from "../../../src/core/build/checkBuild.ts";
 import { projectAt } from "../../../src/core/project.ts";
 import { SourceFiles } from "../../../src/core/source/files.ts";

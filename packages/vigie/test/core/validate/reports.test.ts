@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { SaxesParser } from "saxes";
-import type { ValidationReport } from "../../../src/core/validate/findings.ts";
 import { toHtml, toJUnit } from "../../../src/core/validate/reports.ts";
+import type { ValidationReport } from "../../../src/core/validate/steps/findings.ts";
 
 /** XML 1.0's Char production: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]. */
 const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;

@@ -7,10 +7,10 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { setImmediate as tick } from "node:timers/promises";
 import { VigieError } from "../../../src/core/answer.ts";
-import type { BrowserSession } from "../../../src/core/browser/session.ts";
+import type { BrowserSession } from "../../../src/core/browser/session/session.ts";
 import type { Project } from "../../../src/core/project.ts";
-import type { ProgressEvent, Step, ToolId, ValidateContext } from "../../../src/core/validate/context.ts";
 import { runSteps, STEPS, validate } from "../../../src/core/validate/runner.ts";
+import type { ProgressEvent, Step, ToolId, ValidateContext } from "../../../src/core/validate/steps/context.ts";
 
 const REPO = join(import.meta.dirname, "..", "..", "..", "..", "..");
 

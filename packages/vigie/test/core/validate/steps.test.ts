@@ -10,23 +10,23 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import type { SiteFacts } from "../../../src/core/astro/astroConfig.ts";
-import type { CrawlPage } from "../../../src/core/browser/crawl.ts";
-import type { PerfResult } from "../../../src/core/browser/perf.ts";
+import type { SiteFacts } from "../../../src/core/astro/site.ts";
+import type { CrawlPage } from "../../../src/core/browser/load/crawl.ts";
+import type { PerfResult } from "../../../src/core/browser/perf/perf.ts";
 import type { BuildResult } from "../../../src/core/build/build.ts";
-import { faultsWithCauses } from "../../../src/core/production/pageCauses.ts";
+import { faultsWithCauses } from "../../../src/core/checks/pageCauses.ts";
 import { projectAt } from "../../../src/core/project.ts";
-import type { ValidateContext } from "../../../src/core/validate/context.ts";
-import type { Finding } from "../../../src/core/validate/findings.ts";
 import { buildFindings } from "../../../src/core/validate/steps/build.ts";
 import { checkFindings, checkStep } from "../../../src/core/validate/steps/check.ts";
+import type { ValidateContext } from "../../../src/core/validate/steps/context.ts";
 import { judgePage } from "../../../src/core/validate/steps/crawl.ts";
 import { startFailed } from "../../../src/core/validate/steps/dev.ts";
+import type { Finding } from "../../../src/core/validate/steps/findings.ts";
 import { linkFinding } from "../../../src/core/validate/steps/links.ts";
 import { lintFindings, lintStep } from "../../../src/core/validate/steps/lint.ts";
 import { budgetFindings, causeFindings, figureOf, spreadOf } from "../../../src/core/validate/steps/perf.ts";
 import { routeFinding, routesStep } from "../../../src/core/validate/steps/routes.ts";
-import { STARLIGHT_MARKUP } from "../../../src/core/validate/triage.ts";
+import { STARLIGHT_MARKUP } from "../../../src/core/validate/steps/triage.ts";
 
 const SITE: SiteFacts = {
   base: "/",

@@ -2,7 +2,7 @@
 // expressions in prose, missing local files, duplicate slugs.
 
 import { readFrontmatter } from "../../astro/frontmatter.ts";
-import type { Site } from "../../site.ts";
+import type { Site } from "../../astro/site.ts";
 import type { Documents } from "../documents.ts";
 import type { LintProblem } from "../problem.ts";
 import { expressionProblems, readEsm } from "./expressions.ts";

@@ -2,9 +2,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type BuildResult, runBuild } from "../../build/build.ts";
-import { enabled, firstShard, loc, refreshSite, type Step, type ValidateContext } from "../context.ts";
-import type { Finding } from "../findings.ts";
-import { isBenignNotice } from "../triage.ts";
+import { enabled, firstShard, loc, refreshSite, type Step, type ValidateContext } from "./context.ts";
+import type { Finding } from "./findings.ts";
+import { isBenignNotice } from "./triage.ts";
 
 export function buildFindings(ctx: ValidateContext, result: BuildResult): { findings: Finding[]; warnings: number } {
   const tool = ctx.tool("build_run");

@@ -3,8 +3,8 @@
 
 import { warmTypeErrors } from "../../changes/dev.ts";
 import { type CheckResult, CheckUnavailableError, runCheck } from "../../typecheck/typecheck.ts";
-import { enabled, firstShard, loc, type Step, type ValidateContext } from "../context.ts";
-import type { Finding } from "../findings.ts";
+import { enabled, firstShard, loc, type Step, type ValidateContext } from "./context.ts";
+import type { Finding } from "./findings.ts";
 
 /** Each type error is a warning at its file and line; warnings and hints are not findings. */
 export function checkFindings(ctx: ValidateContext, diagnostics: CheckResult["diagnostics"]): Finding[] {

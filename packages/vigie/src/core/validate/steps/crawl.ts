@@ -1,16 +1,16 @@
 // Every page in Chromium: runtime faults and accessibility. On the production build when
 // there is one (what readers get), else on the live server.
 
-import type { CrawlPage } from "../../browser/crawl.ts";
-import type { PageFault } from "../../browser/faults.ts";
-import { faultMessage, faultText, sourceOf } from "../../browser/faultView.ts";
-import { recordCheckedPages } from "../../changes/pages.ts";
+import type { CrawlPage } from "../../browser/load/crawl.ts";
+import type { PageFault } from "../../browser/page/faults.ts";
+import { faultMessage, faultText, sourceOf } from "../../browser/page/faultView.ts";
+import { recordCheckedPages } from "../../changes/record.ts";
 import { a11yImpacts, type JudgedViolation, judgeViolations } from "../../checks/a11y.ts";
 import { type CrawledPage, checkedPage, crawlSitePages, type SiteFault } from "../../checks/pages.ts";
-import { chosenPages, enabled, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
-import type { Finding, ValidationReport } from "../findings.ts";
-import { dependencyFix, themeNote, themeOriginOf } from "../triage.ts";
+import { chosenPages, enabled, givenUrl, productionServer, type Step, type ValidateContext } from "./context.ts";
+import type { Finding, ValidationReport } from "./findings.ts";
 import { screenshotFailing } from "./screenshots.ts";
+import { dependencyFix, themeNote, themeOriginOf } from "./triage.ts";
 
 /** Each kind of page fault as validate names its rule. */
 const RULES: Record<PageFault["kind"], string> = {

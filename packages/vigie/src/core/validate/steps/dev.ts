@@ -3,8 +3,8 @@ import { clip } from "../../answer.ts";
 import { devServerStatus, type StartResult, startDevServer, stopDevServer } from "../../devServer/index.ts";
 import { onExit } from "../../process/exitHooks.ts";
 import { signalGroup } from "../../process/kill.ts";
-import type { Step, ValidateContext } from "../context.ts";
-import type { Finding, StepRecord } from "../findings.ts";
+import type { Step, ValidateContext } from "./context.ts";
+import type { Finding, StepRecord } from "./findings.ts";
 
 type Failure = Extract<StartResult, { kind: "failed" }>;
 

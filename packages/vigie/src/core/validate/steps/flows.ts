@@ -4,12 +4,12 @@
 // came; a flow may save the login it made (saveState) for the checks that follow.
 import { actionLabel } from "../../actions.ts";
 import { clip } from "../../answer.ts";
-import { faultMessage, sourceOf } from "../../browser/faultView.ts";
+import { faultMessage, sourceOf } from "../../browser/page/faultView.ts";
 import { type CheckedSitePage, checkSitePage } from "../../checks/page.ts";
 import type { Flow } from "../../config.ts";
-import { firstShard, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
-import type { Finding } from "../findings.ts";
+import { firstShard, givenUrl, productionServer, type Step, type ValidateContext } from "./context.ts";
 import { pagesUrlOf } from "./crawl.ts";
+import type { Finding } from "./findings.ts";
 
 /** How long one flow may take, load and steps included. */
 const FLOW_TIMEOUT_MS = 60_000;

@@ -1,9 +1,9 @@
 // Every internal link, asset and #fragment of the build resolves; every page has its alternates.
 import { checkDevSiteLinks, checkSiteLinks } from "../../checks/links.ts";
 import type { BrokenLink } from "../../links/links.ts";
-import { enabled, firstShard, type Step, type ValidateContext } from "../context.ts";
-import type { Finding } from "../findings.ts";
-import { dependencyFix, isErrorPage, themeNote, themeOriginOf } from "../triage.ts";
+import { enabled, firstShard, type Step, type ValidateContext } from "./context.ts";
+import type { Finding } from "./findings.ts";
+import { dependencyFix, isErrorPage, themeNote, themeOriginOf } from "./triage.ts";
 
 export function linkFinding(ctx: ValidateContext, broken: BrokenLink): Finding {
   const rule = broken.where.includes("hreflang") ? "hreflang-alternate" : "broken-link";

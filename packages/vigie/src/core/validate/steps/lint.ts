@@ -1,8 +1,8 @@
 // Content lint: frontmatter, translations, MDX expressions, images, Mermaid.
-import { lint } from "../../lint/lint.ts";
+import { lint } from "../../checks/lint.ts";
 import type { LintProblem } from "../../lint/problem.ts";
-import { enabled, firstShard, loc, type Step, type ValidateContext } from "../context.ts";
-import type { Finding } from "../findings.ts";
+import { enabled, firstShard, loc, type Step, type ValidateContext } from "./context.ts";
+import type { Finding } from "./findings.ts";
 
 /** A lint problem is a finding of the file and line; a missing translation only warns. */
 export function lintFindings(ctx: ValidateContext, problems: LintProblem[]): Finding[] {

@@ -4,11 +4,11 @@
 // Each page is measured by the check service's perf check (which browser_perf runs too): the
 // median of `perfRuns` loads, a page over budget measured again before it fails.
 // The causes perf finds (a lazy LCP image, a shift's image without dimensions...) are warnings.
-import type { PerfResult } from "../../browser/perf.ts";
-import type { PerfCause } from "../../browser/perfCauses.ts";
+import type { PerfResult } from "../../browser/perf/perf.ts";
+import type { PerfCause } from "../../browser/perf/perfCauses.ts";
 import { checkPagePerf } from "../../checks/perf.ts";
-import { chosenPages, enabled, firstShard, givenUrl, productionServer, type Step, type ValidateContext } from "../context.ts";
-import type { Finding, PerfFigure } from "../findings.ts";
+import { chosenPages, enabled, firstShard, givenUrl, productionServer, type Step, type ValidateContext } from "./context.ts";
+import type { Finding, PerfFigure } from "./findings.ts";
 
 /** The pages measured: the config's, else the home and the first article the crawl saw; only the chosen ones after a change. */
 async function routesOf(ctx: ValidateContext): Promise<string[]> {

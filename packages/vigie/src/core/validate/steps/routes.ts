@@ -1,8 +1,8 @@
 // HTTP on the critical routes of the server under test (the home and each locale's home).
 import { checkRoutes, DEV_RETRIES } from "../../checks/routes.ts";
 import type { HttpGetResult } from "../../devServer/http.ts";
-import { firstShard, givenUrl, type Step, type ValidateContext } from "../context.ts";
-import type { Finding } from "../findings.ts";
+import { firstShard, givenUrl, type Step, type ValidateContext } from "./context.ts";
+import type { Finding } from "./findings.ts";
 
 /** The server the routes are asked of: the one given, else the dev server. */
 const liveUrl = (ctx: ValidateContext) => givenUrl(ctx) ?? ctx.dev?.url;

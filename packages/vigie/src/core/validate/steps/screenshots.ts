@@ -3,13 +3,13 @@
 // finding is about (an accessibility violation's target, an island that failed), every such
 // element outlined. JPEG, to keep the report small.
 import { writeFileSync } from "node:fs";
-import type { CrawlPage } from "../../browser/crawl.ts";
-import type { Outline } from "../../browser/screenshot.ts";
+import type { Outline } from "../../browser/capture/screenshot.ts";
+import type { CrawlPage } from "../../browser/load/crawl.ts";
 import { screenshotPage } from "../../checks/screenshot.ts";
 import { storageStateOf } from "../../config.ts";
 import { relativePath, statePath } from "../../project.ts";
-import type { ValidateContext } from "../context.ts";
-import type { ValidationReport } from "../findings.ts";
+import type { ValidateContext } from "./context.ts";
+import type { ValidationReport } from "./findings.ts";
 
 /** At most this many failing pages get a picture. */
 const SHOTS = 4;

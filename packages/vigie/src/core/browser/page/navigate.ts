@@ -1,0 +1,85 @@
+// In-site navigations a check makes once the page was read, as a reader does: a click on a
+// link (with `<ClientRouter />` the site swaps the page without a load), then the new page
+// settles and is read. Errors from then on are marked as coming after that navigation.
+import type { Page } from "playwright-core";
+import { clip } from "../../answer.ts";
+import type { CheckOptions, Navigation } from "./findings.ts";
+import { readPage } from "./islands.ts";
+import { afterLoad, DEV_QUIET_MS, QUIET_MS, READ_TIMEOUT_MS, waitForQuiet } from "./readers.ts";
+import type { Collector } from "./recorders.ts";
+
+/** Most navigations one check makes, and how long each may take. */
+const MAX_NAVIGATIONS = 5;
+const NAVIGATION_TIMEOUT_MS = 8000;
+
+/**
+ * After the page was read: goes to each path by clicking a link to it (one made for the
+ * purpose when the page has none: `<ClientRouter />` handles every in-site anchor), waits
+ * for the new page (`astro:page-load` when the site swaps pages, else the load), and reads
+ * it. Errors from then on are marked as coming after that navigation.
+ */
+export async function navigate(page: Page, collector: Collector, options: CheckOptions, follow: string[] | "first"): Promise<Navigation[]> {
+  const swaps = await page
+    .evaluate(() => document.querySelector('meta[name="astro-view-transitions-enabled"]') !== null)
+    .catch(() => false);
+  let paths: string[];
+  if (follow === "first") {
+    if (!swaps) return [];
+    const here = new URL(page.url()).pathname;
+    const first = await page
+      .evaluate((here) => {
+        for (const anchor of document.querySelectorAll<HTMLAnchorElement>("a[href]")) {
+          const url = new URL(anchor.href, location.href);
+          if (url.origin === location.origin && url.pathname !== here && !anchor.hasAttribute("download") && !/\.\w+$/.test(url.pathname))
+            return url.pathname;
+        }
+        return undefined;
+      }, here)
+      .catch(() => undefined);
+    paths = first ? [first] : [];
+  } else paths = follow.slice(0, MAX_NAVIGATIONS);
+  if (paths.length && options.beforeNavigating) await options.beforeNavigating(page).catch(() => undefined);
+  const navigations: Navigation[] = [];
+  for (const to of paths) {
+    const from = new URL(page.url()).pathname;
+    collector.navigated(`${from} → ${to}`);
+    const failed = await page
+      .evaluate(
+        async ({ to, swaps, timeoutMs }) => {
+          const loaded = swaps
+            ? new Promise<boolean>((resolve) => {
+                document.addEventListener("astro:page-load", () => resolve(true), { once: true });
+                setTimeout(() => resolve(false), timeoutMs);
+              })
+            : undefined;
+          let anchor = [...document.querySelectorAll<HTMLAnchorElement>("a[href]")].find(
+            (link) => new URL(link.href, location.href).pathname === to && link.target !== "_blank",
+          );
+          if (!anchor) {
+            anchor = document.createElement("a");
+            anchor.href = to;
+            anchor.hidden = true;
+            document.body.append(anchor);
+          }
+          anchor.click();
+          if (loaded && !(await loaded)) return "the new page did not finish loading (no astro:page-load)";
+          return undefined;
+        },
+        { to, swaps, timeoutMs: NAVIGATION_TIMEOUT_MS },
+      )
+      // Without <ClientRouter />, the click loads a new document and ends this evaluation.
+      .catch((error: Error) => (swaps ? clip(error.message.split("\n")[0] ?? "failed", 120) : undefined));
+    if (!swaps) await page.waitForLoadState("load", { timeout: NAVIGATION_TIMEOUT_MS }).catch(() => undefined);
+    const quietMs = options.quietMs ?? ((await afterLoad(page)).dev ? DEV_QUIET_MS : QUIET_MS);
+    const deadline = Date.now() + NAVIGATION_TIMEOUT_MS;
+    await waitForQuiet(collector, quietMs, deadline);
+    if (options.read) {
+      await readPage(page, Math.min(deadline, Date.now() + READ_TIMEOUT_MS));
+      await waitForQuiet(collector, quietMs, Math.max(deadline, Date.now() + 1000));
+    }
+    const landed = new URL(page.url()).pathname;
+    const wrong = landed !== to ? `ended on ${landed}` : undefined;
+    navigations.push({ from, to, swapped: swaps, ...(failed || wrong ? { failed: failed ?? wrong } : {}) });
+  }
+  return navigations;
+}
