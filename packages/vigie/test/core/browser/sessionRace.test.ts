@@ -1,6 +1,6 @@
 // The warm browser's close and new work are ordered: a session whose idle time is tens of
-// milliseconds closes its browser between almost every two checks, and over a hundred checks
-// started at random moments around those closes (one at a time, several at once, right after
+// milliseconds closes its browser between almost every two checks, and checks started at
+// random moments around those closes (one at a time, several at once, right after
 // the browser crashed) must all succeed, with no Chromium left once the session is closed.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -64,14 +64,14 @@ test(`checks started around the idle close never fail (idle ${IDLE_MS} ms, seed 
   };
   try {
     // One at a time, each after a pause drawn around the idle time: before, at and after the close.
-    for (let i = 0; i < 20 && !t.signal.aborted; i += 1) {
+    for (let i = 0; i < 12 && !t.signal.aborted; i += 1) {
       await sleep(next() * IDLE_MS * 3);
       await run(i % 3);
     }
     // Several at once: bursts started at random moments over a span a few idle times long.
-    for (let burst = 0; burst < 8 && !t.signal.aborted; burst += 1) {
+    for (let burst = 0; burst < 5 && !t.signal.aborted; burst += 1) {
       const started: Promise<void>[] = [];
-      for (let i = 0; i < 12; i += 1) started.push(sleep(next() * IDLE_MS * 4).then(() => run(Math.floor(next() * 3))));
+      for (let i = 0; i < 8; i += 1) started.push(sleep(next() * IDLE_MS * 4).then(() => run(Math.floor(next() * 3))));
       await Promise.all(started);
       await sleep(next() * IDLE_MS * 2);
     }
@@ -85,7 +85,7 @@ test(`checks started around the idle close never fail (idle ${IDLE_MS} ms, seed 
     }
     console.log(`# ${done} checks, ${failures.length} failed, ${session.launches} launches (seed ${SEED})`);
     assert.deepEqual(failures, [], `checks failed (seed ${SEED}):\n${failures.slice(0, 10).join("\n")}`);
-    assert.ok(session.launches > 10, `the idle close ran between checks (${session.launches} launches)`);
+    assert.ok(session.launches > 5, `the idle close ran between checks (${session.launches} launches)`);
   } finally {
     await session.close();
   }
