@@ -239,9 +239,9 @@ const links = defineTool({
   readOnly: true,
   idempotent: true,
   description:
-    "Checks the built site (after blog_build_run): every internal link, asset, #fragment and hreflang alternate resolves; external links are listed, not fetched. Answers checked, broken [{from,to,reason,source}].",
+    "Checks every internal link, asset, #fragment and hreflang alternate of the build resolves. Answers broken [{from,to,reason,source}].",
   args: (z) => ({
-    pages: z.array(z.string().startsWith("/")).min(1).max(20).describe("these pages on the dev server, no build").optional(),
+    pages: z.array(z.string().startsWith("/")).min(1).max(20).describe("on the dev server instead").optional(),
     port: portArgument(z, "the dev server's"),
   }),
   answer: (z) => ({

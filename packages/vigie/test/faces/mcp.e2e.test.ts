@@ -173,7 +173,8 @@ describe("vigie mcp", () => {
     console.log(`tools/list: ${listed.tools.length} tools, ${bytes} bytes; ${forModel} bytes of names, descriptions and argument schemas`);
     // DESIGN.md asks for about 8 KB as the model receives them.
     assert.ok(forModel < 9_000, `names, descriptions and argument schemas: ${forModel} bytes`);
-    assert.ok(bytes < 22_528, `tools/list is ${bytes} bytes`);
+    // With the output schemas, which clients do not send to the model (the a11y answer's severity and source, the links answer's pages).
+    assert.ok(bytes < 23_040, `tools/list is ${bytes} bytes`);
   });
 
   test("a bad argument is an error result that names it", async () => {
