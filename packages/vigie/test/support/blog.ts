@@ -4,8 +4,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
+import { freePort } from "../../src/core/process/group.ts";
 import { type Project, projectAt } from "../../src/core/project.ts";
 
 export const BLOG_ROOT = new URL("../../../..", import.meta.url).pathname.replace(/\/$/, "");
@@ -29,15 +29,7 @@ export function copyBlog(name: string): BlogCopy {
 const ASTRO_BIN = join(BLOG_ROOT, "node_modules", "astro", "bin", "astro.mjs");
 const QUIET_ENV = { NO_COLOR: "1", FORCE_COLOR: "0", ASTRO_TELEMETRY_DISABLED: "1" };
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  server.close();
-  if (!address || typeof address === "string") throw new Error("no free port");
-  return address.port;
-}
+export { freePort };
 
 export function killGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
