@@ -182,8 +182,11 @@ describe("a11y, perf and crawl answers", () => {
 
   test("perf answers medians and a verdict, and says when the server is not a production one", async () => {
     const answer = await call("perf", { path: "/", port: server.port, runs: 2 });
-    // A page over budget is measured again (three more loads), as validate does.
-    assert.equal(answer.runs, answer.verdict === "over_budget" && answer.server === "production" ? 5 : 2, JSON.stringify(answer));
+    // A production page over budget is measured again (three more loads), as validate does, and
+    // judged on all five: on a busy machine the verdict after them may be either.
+    const remeasured = answer.server === "production" && answer.runs === 5;
+    assert.ok(answer.runs === 2 || remeasured, JSON.stringify(answer));
+    if (answer.verdict === "over_budget" && answer.server === "production") assert.equal(answer.runs, 5, JSON.stringify(answer));
     assert.ok((answer.medians as { loadMs: number }).loadMs > 0);
     assert.ok(["pass", "over_budget"].includes(String(answer.verdict)));
     assert.ok(bytes(answer) < 800);
