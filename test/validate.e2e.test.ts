@@ -279,6 +279,8 @@ describe("vigie validate on a copy of the blog: clean, then the faults with --ch
     assert.equal(report.verdict, "PASS");
     assert.equal(code, 0);
     assert.ok(report.pages.length >= 60, "every page was crawled");
+    // Without a terminal, what is under way is said every 10 s: the crawl's pages, the steps' time.
+    assert.match(output, /^vigie: … .*(crawl \d+\/\d+ pages|astro check \d+ s)/m, output.slice(0, 3000));
     assert.ok(
       report.steps.some((s) => s.name === "stop" && s.status === "ok"),
       "it stopped the dev server it started",
@@ -330,7 +332,7 @@ describe("vigie validate on a copy of the blog: clean, then the faults with --ch
       assert.match(output, /--changed: 1 changed file .*src\/lib\/articles\.ts/);
       // The build wrote the same types beside it: the check read them as they were.
       assert.match(report.steps.find((step) => step.name === "astro check")?.summary ?? "", /1 errors.*on the types in \.astro\//);
-      const full = await runCheck(copy);
+      const full = await runCheck(copy, { cache: false });
       const fullFindings = checkFindings({ tool: (id: string) => `blog_${id}` } as ValidateContext, full.diagnostics);
       assert.equal(fullFindings.length, 1, full.report);
       assert.deepEqual(

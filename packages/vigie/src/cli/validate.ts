@@ -9,11 +9,12 @@ import { type Project, ProjectNotFoundError } from "../core/project.ts";
 import { type ChangedRun, changeScope } from "../core/validate/changeScope.ts";
 import { annotations, jobSummary, repositoryPrefix, toSarif } from "../core/validate/github.ts";
 import { mergeReports, toHtml, toJUnit, toText } from "../core/validate/reports.ts";
-import { type ProgressEvent, validate } from "../core/validate/runner.ts";
+import { validate } from "../core/validate/runner.ts";
 import { exitCodeOf, type ValidationReport } from "../core/validate/steps/findings.ts";
 import { VIGIE_VERSION } from "../core/version.ts";
 import { prefixOf, renameTools } from "../tools/run.ts";
 import { type FlagSpec, type FlagValues, parseFlags, projectAt, UsageError } from "./flags.ts";
+import { progressPrinter } from "./progress.ts";
 
 const VALIDATE_USAGE = `Usage: vigie validate [options]
 
@@ -122,29 +123,6 @@ function reportToGitHub(report: ValidationReport, root: string, written: string[
   }
 }
 
-/** Steps and a crawl bar on a terminal; one plain line per step otherwise. */
-function progressPrinter(): (event: ProgressEvent) => void {
-  const live = Boolean(process.stderr.isTTY) && !process.env.CI;
-  const err = (text: string) => process.stderr.write(text);
-  return (event) => {
-    if (event.type === "step") {
-      if (live) err(`  … ${event.name}`);
-      else err(`vigie: ${event.name}...\n`);
-    } else if (event.type === "step-done") {
-      const { step } = event;
-      const mark = { ok: "✓", warn: "!", fail: "✗", skipped: "-", error: "✗" }[step.status];
-      const line = `${mark} ${step.name} (${(step.ms / 1000).toFixed(1)} s): ${step.summary}`;
-      err(live ? `\r\x1b[2K  ${line}\n` : `vigie: ${line}\n`);
-    } else if (live) {
-      const width = 24;
-      const filled = Math.round((event.done / Math.max(event.total, 1)) * width);
-      err(
-        `\r\x1b[2K  … crawl [${"#".repeat(filled)}${".".repeat(width - filled)}] ${event.done}/${event.total} ${event.path.slice(0, 40)}`,
-      );
-    }
-  };
-}
-
 function parseShard(value: string | undefined): { index: number; count: number } | undefined {
   if (value === undefined) return undefined;
   const match = /^(\d+)\/(\d+)$/.exec(value);
@@ -199,16 +177,18 @@ export async function validateCommand(args: string[]): Promise<number> {
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   let report: ValidationReport;
+  const progress = progressPrinter();
   try {
     report = await validate(project, {
       session,
       signal: controller.signal,
-      onProgress: progressPrinter(),
+      onProgress: progress.onProgress,
       ...(flags["base-url"] !== undefined ? { baseUrl: flags["base-url"] } : {}),
       ...(shard ? { shard } : {}),
       ...(changed ? { changes: changed.scope } : {}),
     });
   } finally {
+    progress.stop();
     await session.close();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);

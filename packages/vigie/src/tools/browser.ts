@@ -19,6 +19,7 @@ import { saveScreenshot } from "../core/checks/screenshot.ts";
 import { loadConfig, storageStateOf } from "../core/config.ts";
 import { readDevPort } from "../core/devServer/status.ts";
 import { resolveBaseUrl, resolvePageUrl } from "../core/devServer/target.ts";
+import { pagesLine, secondsLeft } from "../core/progress.ts";
 import type { Project } from "../core/project.ts";
 import { finding, lines } from "./answers.ts";
 import { defineTool, portArgument, type ToolDefinition, type ToolOutput, type Zod } from "./define.ts";
@@ -421,6 +422,7 @@ export const browserTools: ToolDefinition[] = [
       const site = selection?.site ?? readSite(project);
       const changedLine = selection && { changed: { chosen: selection.paths.length, of: selection.of, why: selection.why } };
       if (selection?.paths.length === 0) return { answer: { pages: 0, ok: 0, failing: [], ...changedLine } };
+      const started = Date.now();
       const crawl = await crawlSitePages(site, {
         session: sharedSession(),
         pagesUrl: selection?.origin ?? baseUrl,
@@ -431,7 +433,8 @@ export const browserTools: ToolDefinition[] = [
         ...(args.maxPages ? { maxPages: args.maxPages } : {}),
         ...(args.concurrency ? { concurrency: args.concurrency } : {}),
         signal,
-        onProgress: (done, total, path) => progress?.(`crawl ${done}/${total} ${path}`, { done, total }),
+        onProgress: (done, total, path, failing) =>
+          progress?.(`${pagesLine("crawl", done, total, failing, secondsLeft(started, done, total))}: ${path}`, { done, total }),
       });
       const { result, causes } = crawl;
       const failing = crawl.pages.filter((page) => page.faults.length > 0);

@@ -204,6 +204,7 @@ const check = defineTool({
     fileCount: z.number().int(),
     diagnostics: z.array(z.looseObject({})),
     durationS: z.number(),
+    keptFrom: z.string().optional(),
   }),
   lists: { diagnostics: 8 },
   limits: { "diagnostics.message": 180 },
@@ -217,6 +218,8 @@ const check = defineTool({
       fileCount: result.files,
       diagnostics: result.diagnostics,
       durationS: result.durationS,
+      // Nothing the check reads has changed since this run: its result, without running it again.
+      keptFrom: result.cached ? `${result.cached.at} (${result.cached.durationS} s)` : undefined,
     };
     return { answer, files: { report: result.report } };
   },

@@ -33,7 +33,7 @@ export interface SiteCrawlOptions {
   maxPages?: number;
   concurrency?: number;
   signal?: AbortSignal;
-  onProgress?: (done: number, total: number, path: string) => void;
+  onProgress?: (done: number, total: number, path: string, failing: number) => void;
   /**
    * The output of the server the pages come from (an adapter's own server): 5xx causes are read
    * there. Without it, the project's dev server's log is read when the pages come from it.

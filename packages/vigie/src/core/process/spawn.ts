@@ -4,6 +4,7 @@
 // its clean-up at exit does nothing for a detached child, which is the case we need; it would
 // also add a dozen packages to every CLI start.
 import { spawn } from "node:child_process";
+import { setPriority } from "node:os";
 import { onExit } from "./exitHooks.ts";
 import { killGroup, signalGroup } from "./kill.ts";
 import { cleanOutput } from "./output.ts";
@@ -18,6 +19,11 @@ export interface CommandOptions {
   signal?: AbortSignal;
   /** Between SIGTERM and SIGKILL. Default 3000 ms. */
   graceMs?: number;
+  /**
+   * The group's CPU priority, as `nice` takes it (0 normal, up to 19 lowest), given to the
+   * leader as it starts: what it starts inherits it. Work that must not slow the critical path.
+   */
+  niceness?: number;
 }
 
 /**
@@ -98,6 +104,13 @@ export async function spawnCommand(file: string, args: readonly string[], option
 
   const child = spawn(file, args, { cwd: options.cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: quietEnv(options.env) });
   const pid = child.pid;
+  if (pid !== undefined && options.niceness) {
+    try {
+      setPriority(pid, options.niceness);
+    } catch {
+      // Not allowed here: it runs at the normal priority.
+    }
+  }
   const chunks: Buffer[] = [];
   let kept = 0;
   let dropped = 0;

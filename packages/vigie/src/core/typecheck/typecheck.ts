@@ -7,6 +7,7 @@ import { writingAstroFiles } from "../devServer/settled.ts";
 import { tailLines } from "../process/output.ts";
 import { runCommand } from "../process/spawn.ts";
 import type { Project } from "../project.ts";
+import { type CachedRun, type CacheKey, cacheDir, cacheOff, checkCacheKey, readCached, writeCached } from "./cache.ts";
 
 export const CHECK_COMMAND = ["npm", "exec", "--no", "--", "astro", "check"];
 export const DEFAULT_CHECK_TIMEOUT_MS = 300_000;
@@ -60,6 +61,8 @@ export interface CheckResult {
   diagnostics: CheckDiagnostic[];
   durationS: number;
   report: string;
+  /** The result of an earlier run on the same content (cache.ts): when it ran, and how long it took. */
+  cached?: { at: string; durationS: number };
 }
 
 export interface CheckOptions {
@@ -71,6 +74,8 @@ export interface CheckOptions {
   noSync?: boolean;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Use and keep results by the project's content (default: yes, unless VIGIE_CHECK_CACHE=off). */
+  cache?: boolean;
 }
 
 const DIAGNOSTIC = /^(.+?):(\d+):(\d+) - (error|warning|hint)\s*(?:(ts\(\d+\)|[\w-]+\(\d+\)|[\w-]+):)?\s*(.*)$/;
@@ -136,16 +141,54 @@ export function parseCheckOutput(output: string): Omit<CheckResult, "durationS" 
   return { files: files ? Number(files) : undefined, ...known, diagnostics, summarized };
 }
 
+/** Below the build's and the browser's priority: on two cores the check must not starve them. */
+const CHECK_NICENESS = 10;
+/** The check's output kept with a cached result, for its report. */
+const KEPT_OUTPUT = 256 * 1024;
+
+type Kept = Omit<CheckResult, "report" | "cached"> & { output: string; command: string };
+
 export async function runCheck(project: Project, options: CheckOptions = {}): Promise<CheckResult> {
   if (!options.command) {
     const missing = missingCheckPackages(project);
     if (missing.length > 0) throw new CheckUnavailableError(missing);
   }
+  const started = performance.now();
+  const command = options.command ?? (options.noSync ? [...CHECK_COMMAND, "--noSync"] : CHECK_COMMAND);
+  // --noSync reads the types sync would write: the same diagnostics, the same key.
+  const keyed = options.command ?? CHECK_COMMAND;
+  const dir = options.cache === false || cacheOff() ? undefined : cacheDir(project);
+  const key = dir ? checkCacheKey(project, keyed) : undefined;
+  if (dir && key && "key" in key) {
+    const hit = readCached<Kept>(dir, key.key);
+    if (hit) return fromCache(project, hit, key, performance.now() - started);
+  }
+  const result = await checkNow(project, command, options);
+  if (dir && key && "key" in key) {
+    // Kept only when nothing it depends on changed while it ran.
+    const after = checkCacheKey(project, keyed);
+    if ("key" in after && after.key === key.key) writeCached<Kept>(dir, key, result.kept);
+  }
+  return result.result;
+}
+
+function fromCache(project: Project, hit: CachedRun<Kept>, key: CacheKey, ms: number): CheckResult {
+  const { output, command, ...counts } = hit.value;
+  const report = writeReport(
+    project,
+    "check.log",
+    `# ${command} in ${project.root}: the result of its run at ${hit.at} (${counts.durationS} s), kept for the same content of ${key.files} files (key ${key.key})\n\n${output}`,
+  );
+  return { ...counts, durationS: Math.round(ms / 100) / 10, report, cached: { at: hit.at, durationS: counts.durationS } };
+}
+
+async function checkNow(project: Project, argv: string[], options: CheckOptions): Promise<{ result: CheckResult; kept: Kept }> {
   const check = () =>
-    runCommand(options.command ?? (options.noSync ? [...CHECK_COMMAND, "--noSync"] : CHECK_COMMAND), {
+    runCommand(argv, {
       cwd: project.root,
       timeoutMs: options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
       signal: options.signal,
+      niceness: CHECK_NICENESS,
     });
   // Without --noSync it syncs first, writing .astro/ as a starting dev server does: one waits for the other.
   const run = options.noSync
@@ -186,5 +229,6 @@ export async function runCheck(project: Project, options: CheckOptions = {}): Pr
     );
   }
   const { summarized: _, ...counts } = parsed;
-  return { success: counts.errors === 0, ...counts, durationS, report };
+  const result = { success: counts.errors === 0, ...counts, durationS };
+  return { result: { ...result, report }, kept: { ...result, command: run.command, output: run.output.slice(-KEPT_OUTPUT) } };
 }

@@ -1,8 +1,11 @@
 // astro check on a copy of the blog with one type error: found with its file and
 // line; the unused-variable notice that comes with it is a hint, not a warning.
 import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type CheckResult, parseCheckOutput, runCheck } from "../../../src/core/typecheck/typecheck.ts";
+import { cacheDir, checkCacheKey } from "../../../src/core/typecheck/cache.ts";
+import { CHECK_COMMAND, type CheckResult, parseCheckOutput, runCheck } from "../../../src/core/typecheck/typecheck.ts";
 import { appendBlock } from "../../support/articles.ts";
 import { type BlogCopy, copyBlog } from "../../support/blog.ts";
 
@@ -14,6 +17,10 @@ describe("astro check", () => {
   before(async () => {
     copy = copyBlog("check-fault");
     line = appendBlock(copy.root, "src/lib/articles.ts", 'const typeFault: number = "not a number";');
+    // A result kept from an earlier run of this test is dropped: this one runs astro check.
+    const key = checkCacheKey(copy, CHECK_COMMAND);
+    const dir = cacheDir(copy);
+    if ("key" in key && dir) rmSync(join(dir, `${key.key}.json`), { force: true });
     result = await runCheck(copy);
   });
 
@@ -29,6 +36,18 @@ describe("astro check", () => {
     );
     assert.match(first?.message ?? "", /not assignable to type 'number'/);
     assert.ok((result.files ?? 0) > 10);
+  });
+
+  test("checked again with nothing changed: the same diagnostics, kept from the first run", async () => {
+    assert.equal(result.cached, undefined, "the first run ran astro check");
+    const again = await runCheck(copy);
+    assert.ok(again.cached, "astro check ran again on the same content");
+    assert.deepEqual(again.diagnostics, result.diagnostics);
+    assert.deepEqual(
+      [again.errors, again.warnings, again.hints, again.files],
+      [result.errors, result.warnings, result.hints, result.files],
+    );
+    console.log(`# astro check ${result.durationS} s; the same content again, from the cache: ${again.durationS} s`);
   });
 
   test("counts the unused variable as a hint, not a warning", () => {

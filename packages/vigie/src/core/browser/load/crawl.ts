@@ -55,7 +55,8 @@ export interface CrawlOptions extends CheckOptions {
    * shows (a `client:media` island, stylesheet rules that hide or show elements by width). Default true.
    */
   phone?: boolean;
-  onProgress?: (done: number, total: number, path: string) => void;
+  /** After each page: pages done, pages known so far (at most maxPages), its path, pages with a fault so far. */
+  onProgress?: (done: number, total: number, path: string, failing: number) => void;
   signal?: AbortSignal;
 }
 
@@ -296,6 +297,7 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
   const pageTimeoutMs = (options.navigationTimeoutMs ?? 15_000) + (options.settleTimeoutMs ?? 8000) + 30_000;
   const { source, paths } = await startingPaths(baseUrl, options);
   const frontier = new Frontier(paths, maxPages);
+  let failing = 0;
   const follow = source === "links" && !options.shard;
   const alsoPaths = new Set(options.paths ? [] : (options.alsoPaths ?? []));
   const locator: Locator | undefined = options.sourceRoot
@@ -339,7 +341,8 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
       // Only failing pages are located; the page is not needed (sources, and scripts fetched again).
       if (locator && (hasFaults(checked) || checked.a11y?.some((v) => v.srcs?.length))) await locatePage(checked, locator);
       frontier.active -= 1;
-      options.onProgress?.(frontier.pages.length, Math.min(frontier.discovered, maxPages), path);
+      if (hasFaults(checked)) failing += 1;
+      options.onProgress?.(frontier.pages.length, Math.min(frontier.discovered, maxPages), path, failing);
       if (worker.page.isClosed()) worker.page = await context.newPage();
     };
     try {

@@ -12,7 +12,7 @@ import type { Finding, PerfFigure, StepRecord, ValidationReport } from "./findin
 export type ProgressEvent =
   | { type: "step"; name: string }
   | { type: "step-done"; step: StepRecord }
-  | { type: "crawl"; done: number; total: number; path: string };
+  | { type: "crawl"; done: number; total: number; path: string; failing: number };
 
 /** The pages the browser steps load, and why those. */
 export interface PageChoice {

@@ -148,7 +148,7 @@ export const crawlStep: Step = {
       ...(choice ? { paths: choice.paths } : {}),
       ...(options.shard ? { shard: options.shard } : {}),
       signal: options.signal,
-      onProgress: (done, total, path) => options.onProgress?.({ type: "crawl", done, total, path }),
+      onProgress: (done, total, path, failing) => options.onProgress?.({ type: "crawl", done, total, path, failing }),
       ...(production?.log ? { serverLog: production.log } : {}),
     });
     const { result } = crawl;
