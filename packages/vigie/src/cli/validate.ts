@@ -4,6 +4,7 @@
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { VigieError } from "../core/answer.ts";
+import { NETWORK_POLICIES, type NetworkPolicy } from "../core/browser/page/network.ts";
 import { BrowserSession } from "../core/browser/session/session.ts";
 import { type Project, ProjectNotFoundError } from "../core/project.ts";
 import { type ChangedRun, changeScope } from "../core/validate/changeScope.ts";
@@ -25,6 +26,8 @@ const VALIDATE_USAGE = `Usage: vigie validate [options]
   --strict          exit 1 on WARN too
   --base-url URL    validate a server already running on this machine (no dev server is started)
   --shard I/N       check only the I-th of N parts of the pages (CI jobs in parallel; join with "vigie merge")
+  --network POLICY  requests to other hosts that fail: auto (default: judged only when this machine
+                    can tell, the hosts it cannot reach named once), judge, ignore, or offline (blocked)
   --changed [REF]   check only what the changes since REF (default HEAD; untracked files included) can have
                     affected: lint the changed content and its translations, astro check if code or config
                     changed, the browser on the pages whose built output changed since the last run; while
@@ -55,6 +58,7 @@ const VALIDATE_FLAGS = {
   ...REPORT_FLAGS,
   "base-url": { type: "string", value: "URL" },
   shard: { type: "string", value: "I/N" },
+  network: { type: "string", value: "POLICY" },
   changed: { type: "string", value: "[REF]" },
   build: { type: "boolean" },
   project: { type: "string", value: "DIR" },
@@ -123,6 +127,13 @@ function reportToGitHub(report: ValidationReport, root: string, written: string[
   }
 }
 
+function parseNetwork(value: string | undefined): NetworkPolicy | undefined {
+  if (value === undefined) return undefined;
+  if (!(NETWORK_POLICIES as readonly string[]).includes(value))
+    throw new UsageError(`--network ${value}: expected one of ${NETWORK_POLICIES.join(", ")} (default: auto, the config's "network")`);
+  return value as NetworkPolicy;
+}
+
 function parseShard(value: string | undefined): { index: number; count: number } | undefined {
   if (value === undefined) return undefined;
   const match = /^(\d+)\/(\d+)$/.exec(value);
@@ -146,6 +157,7 @@ export async function validateCommand(args: string[]): Promise<number> {
     flags = parseFlags(withChangedRef(args), VALIDATE_FLAGS).values;
     if (flags.build && flags.changed === undefined) throw new UsageError("--build goes with --changed (a full run always builds)");
     shard = parseShard(flags.shard);
+    parseNetwork(flags.network);
     project = projectAt(flags.project);
     checkReportFolders(flags);
     if (flags.changed !== undefined && shard)
@@ -185,6 +197,7 @@ export async function validateCommand(args: string[]): Promise<number> {
       onProgress: progress.onProgress,
       ...(flags["base-url"] !== undefined ? { baseUrl: flags["base-url"] } : {}),
       ...(shard ? { shard } : {}),
+      ...(flags.network ? { network: parseNetwork(flags.network) } : {}),
       ...(changed ? { changes: changed.scope } : {}),
     });
   } finally {

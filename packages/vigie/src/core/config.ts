@@ -131,6 +131,13 @@ export const configSchema = z.strictObject({
     .refine((names) => names.includes("desktop"), 'every page is checked on "desktop": write ["desktop"] or ["desktop", "phone"]')
     .refine((names) => new Set(names).size === names.length, "a viewport is named twice")
     .optional(),
+  /**
+   * Requests to other hosts that fail at the network layer: "auto" (default) judges only what
+   * this machine can tell is the site's fault (a name that does not exist while others
+   * resolve), and names once the hosts it cannot reach; "judge": every one is a finding;
+   * "ignore": none is; "offline": they are blocked (faster, the same on every machine).
+   */
+  network: z.enum(["auto", "judge", "ignore", "offline"], { error: 'network is "auto", "judge", "ignore" or "offline"' }).optional(),
 });
 export type VigieConfig = z.infer<typeof configSchema>;
 

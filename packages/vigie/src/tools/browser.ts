@@ -5,6 +5,7 @@ import { visualDiff } from "../core/browser/capture/visualDiff.ts";
 import { type PageFault, pageFaults } from "../core/browser/page/faults.ts";
 import { failingPageItem, faultItem, faultSummary, whereOf } from "../core/browser/page/faultView.ts";
 import type { PageFindings } from "../core/browser/page/findings.ts";
+import { unreachedNote } from "../core/browser/page/network.ts";
 import { sharedSession } from "../core/browser/session/session.ts";
 import { runBuild } from "../core/build/build.ts";
 import { builtChanges, changeReach, devScopeNote } from "../core/changes/changed.ts";
@@ -156,6 +157,7 @@ export function findingsOutput(findings: PageFindings, path: string): ToolOutput
       : {}),
     ...(islands ? { islands } : {}),
     ...(shared ? { sourceUnknown: shared } : {}),
+    ...(findings.unreached?.length ? { notJudged: unreachedNote(findings.unreached) } : {}),
     ...(findings.devError ? { devError: findings.devError } : {}),
     ...(findings.redirectedTo ? { redirectedTo: findings.redirectedTo } : {}),
     ...actionsLine(findings.actions),
@@ -199,6 +201,7 @@ export const browserTools: ToolDefinition[] = [
       islandFaults: z.array(finding(z)),
       mermaid: z.array(z.looseObject({ diagram: z.number().optional(), message: z.string().optional() })),
       sourceUnknown: z.string(),
+      notJudged: z.string(),
       warnings: lines(z),
       serverErrors: lines(z),
       incomplete: z.string(),
@@ -409,6 +412,7 @@ export const browserTools: ToolDefinition[] = [
       ),
       changed: z.looseObject({ chosen: z.number().int().optional(), of: z.number().int().optional(), why: z.string().optional() }),
       source: z.string(),
+      notJudged: z.string(),
       reloaded: z.string().describe("pages checked a second time, and why"),
       ms: z.number(),
     }),
@@ -456,6 +460,7 @@ export const browserTools: ToolDefinition[] = [
         ...(result.skipped ? { skipped: result.skipped } : {}),
         ...changedLine,
         source: result.source,
+        ...(result.unreached ? { notJudged: unreachedNote(result.unreached, result.network) } : {}),
         ...reloadedLine(result.pages),
         ms: result.ms,
       };

@@ -9,6 +9,7 @@ import { checkJsErrors, locateInTime } from "../browser/load/jsErrors.ts";
 import { checkPageAsSite } from "../browser/page/devMachinery.ts";
 import type { PageFault } from "../browser/page/faults.ts";
 import type { PageFindings } from "../browser/page/findings.ts";
+import { hostOf, NetworkView } from "../browser/page/network.ts";
 import { saveState, withState } from "../browser/page/state.ts";
 import type { BrowserSession } from "../browser/session/session.ts";
 import { checksPhone, storageStateOf, type VigieConfig } from "../config.ts";
@@ -50,7 +51,10 @@ const MAX_CAUSES = 3;
 
 export async function checkSitePage(site: Site, options: SitePageOptions): Promise<CheckedSitePage> {
   const own = options.ownContext || options.saveState !== undefined;
-  const findings = own ? await checkInOwnContext(site, options) : await checkClean(site, options);
+  const network = new NetworkView(options.config.network ?? "auto");
+  const findings = own ? await checkInOwnContext(site, options, network) : await checkClean(site, options, network);
+  // Requests to hosts this machine cannot reach are set aside (findings.unreached), not judged.
+  await network.judge([findings], hostOf(options.url));
   const url = new URL(findings.url);
   const checked = { ...findings, path: `${url.pathname}${url.search}` };
   const causes = await failureCauses(site.project, url.origin, [checked], {
@@ -64,9 +68,10 @@ export async function checkSitePage(site: Site, options: SitePageOptions): Promi
 }
 
 /** js_errors' way: a clean page of the warm browser, faults located. */
-function checkClean(site: Site, options: SitePageOptions): Promise<PageFindings> {
+function checkClean(site: Site, options: SitePageOptions, network: NetworkView): Promise<PageFindings> {
   const storageState = storageStateOf(site.project, options.config);
   return checkJsErrors(options.session, options.url, {
+    network,
     warnings: options.warnings ?? false,
     sourceRoot: site.project.root,
     phone: checksPhone(options.config),
@@ -78,13 +83,17 @@ function checkClean(site: Site, options: SitePageOptions): Promise<PageFindings>
 }
 
 /** A flow's way: a context of its own, whose state is saved once the actions ran (when asked). */
-async function checkInOwnContext(site: Site, options: SitePageOptions): Promise<PageFindings> {
+async function checkInOwnContext(site: Site, options: SitePageOptions, network: NetworkView): Promise<PageFindings> {
   const root = site.project.root;
   const findings = await options.session.withPage(
     (page, context) =>
       withTimeout(
         (async () => {
-          const seen = await checkPageAsSite(page, options.url, { read: true, ...(options.actions ? { actions: options.actions } : {}) });
+          const seen = await checkPageAsSite(page, options.url, {
+            read: true,
+            network,
+            ...(options.actions ? { actions: options.actions } : {}),
+          });
           if (options.saveState && seen.actions && !seen.actions.failed) await saveState(context, join(root, options.saveState));
           return seen;
         })(),

@@ -79,6 +79,7 @@ export async function crawlSitePages(site: Site, options: SiteCrawlOptions): Pro
     sourceRoot: site.project.root,
     storageState: storageStateOf(site.project, config),
     phone: checksPhone(config),
+    networkPolicy: config.network ?? "auto",
     onProgress: options.onProgress,
   });
   const log = options.serverLog ?? (isOwnDevServer(site, pagesUrl) ? devLog(site.project) : undefined);

@@ -38,7 +38,9 @@ function prepare(project: Project, options: ValidateOptions): ValidateContext {
       "Run vigie from the project's root folder, or pass --project DIR.",
     );
   }
-  const config = loadConfig(project);
+  const loaded = loadConfig(project);
+  // --network overrides the config's policy for this run.
+  const config = options.network ? { ...loaded, network: options.network } : loaded;
   const site = readSite(project);
   // A --base-url that is not a server on this machine stops the run before any step.
   if (options.baseUrl) resolveBaseUrl(project, { baseUrl: options.baseUrl });

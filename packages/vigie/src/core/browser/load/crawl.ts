@@ -10,12 +10,15 @@ import { locateViolationImages, quickContentAudit, runAxe, type Violation } from
 import { checkPageAsSite } from "../page/devMachinery.ts";
 import { type CheckOptions, hasFaults, type PageFindings } from "../page/findings.ts";
 import { locateFindings } from "../page/locate.ts";
+import { hostOf, type NetworkPolicy, NetworkView, type Unreached } from "../page/network.ts";
 import { checkOnPhone } from "../page/phone.ts";
 import { withState } from "../page/state.ts";
 import { PHONE } from "../page/viewports.ts";
 import type { BrowserSession } from "../session/session.ts";
 
 export interface CrawlOptions extends CheckOptions {
+  /** How requests to other hosts that failed are judged (default "auto": network.ts). */
+  networkPolicy?: NetworkPolicy;
   concurrency?: number;
   maxPages?: number;
   /** Only this share of the pages: { index: 1..count, count }. */
@@ -95,6 +98,10 @@ export interface CrawlResult {
   /** Pages beyond maxPages, not checked. */
   skipped: number;
   ms: number;
+  /** Other hosts this machine could not reach: their failed requests are not findings (network.ts). */
+  unreached?: Unreached[];
+  /** The network policy, when not the default. */
+  network?: NetworkPolicy;
 }
 
 async function fetchText(url: string): Promise<string | undefined> {
@@ -309,7 +316,9 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
     kindsNavigated.add(pageKind(path));
     return true;
   };
-  const run: Visit = { baseUrl, options, pageTimeoutMs, audit: auditor(options), navigate };
+  // One view of the network for the whole crawl: what one page reached tells of the others.
+  const network = new NetworkView(options.networkPolicy ?? "auto");
+  const run: Visit = { baseUrl, options: { ...options, network }, pageTimeoutMs, audit: auditor(options), navigate };
   const phone = phoneContext(session, options.storageState);
 
   await session.withPage(async (firstPage, context) => {
@@ -330,7 +339,7 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
         worker.phonePage ??= await phone.page().catch(() => undefined);
         if (worker.phonePage) {
           const opened = Date.now() - opening;
-          checked = { ...checked, ...(await checkOnPhone(worker.phonePage, checked, options, pageTimeoutMs)) };
+          checked = { ...checked, ...(await checkOnPhone(worker.phonePage, checked, run.options, pageTimeoutMs)) };
           if (checked.phone) checked.phone.ms += opened;
         }
         if (worker.phonePage?.isClosed()) worker.phonePage = undefined;
@@ -353,7 +362,16 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
     }
   }, withState(options.storageState));
   const pages = frontier.pages.sort((a, b) => a.path.localeCompare(b.path));
-  return { source, discovered: frontier.discovered, pages, skipped: frontier.skipped, ms: Date.now() - started };
+  const unreached = await network.judge(pages, hostOf(baseUrl));
+  return {
+    source,
+    discovered: frontier.discovered,
+    pages,
+    skipped: frontier.skipped,
+    ms: Date.now() - started,
+    ...(unreached.length ? { unreached } : {}),
+    ...(network.policy === "auto" ? {} : { network: network.policy }),
+  };
 }
 
 /** The phone's context of one crawl: made when a first page needs it (its pages, one per worker, are made in it). */

@@ -129,6 +129,29 @@ export interface PageFindings {
   narrow?: string[];
   /** The page's check on the phone, when it had one: why, and what it cost. */
   phone?: { reason: string; ms: number; incomplete?: string; phoneStatus?: number };
+  /** Other hosts this machine could not reach: the page's requests to them are not judged (network.ts). */
+  unreached?: Unreached[];
+}
+
+/**
+ * How requests to other hosts are judged (network.ts): "auto", the default, judges only what
+ * this machine can tell is the site's fault; "judge": every failure is a finding; "ignore":
+ * network failures to other hosts never are; "offline": they are blocked, and said so.
+ */
+export type NetworkPolicy = "auto" | "judge" | "ignore" | "offline";
+
+/** A host this machine could not reach: how many requests failed, on how many pages, and how. */
+export interface Unreached {
+  host: string;
+  requests: number;
+  pages: number;
+  reason: string;
+}
+
+/** What a page check tells the run's view of the network (network.ts's NetworkView). */
+export interface NetworkWatch {
+  readonly policy: NetworkPolicy;
+  reached(hosts: Iterable<string>): void;
 }
 
 export interface CheckOptions {
@@ -161,6 +184,8 @@ export interface CheckOptions {
   actions?: Action[];
   /** Also list the classes and ids of the page's elements once it settled (`tokens`: what a stylesheet change can reach). */
   tokens?: boolean;
+  /** The run's view of the network: told the hosts that answered; under "offline", other hosts are blocked. */
+  network?: NetworkWatch;
   /** Called before the first navigation, while the page is still the one loaded (a crawl reads its links). */
   beforeNavigating?: (page: Page) => Promise<void>;
 }

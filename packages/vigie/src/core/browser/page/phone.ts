@@ -16,6 +16,7 @@ export async function checkOnPhone(page: Page, desktop: PageFindings, options: C
       ...(options.warnings ? { warnings: true } : {}),
       ...(options.navigationTimeoutMs ? { navigationTimeoutMs: options.navigationTimeoutMs } : {}),
       ...(options.settleTimeoutMs ? { settleTimeoutMs: options.settleTimeoutMs } : {}),
+      ...(options.network ? { network: options.network } : {}),
     }),
     timeoutMs,
     async () => {

@@ -6,6 +6,7 @@ import { clip } from "../../answer.ts";
 import { parseStack, type StackFrame } from "../../source/stacks.ts";
 import { isHydrationError } from "./faults.ts";
 import type { CheckOptions, FailedRequest, PageError } from "./findings.ts";
+import { hostOf } from "./network.ts";
 
 const MAX_MESSAGE = 300;
 
@@ -79,6 +80,8 @@ function recordMessages(options: CheckOptions) {
 /** Requests in flight, failed requests and responses >= 400, and the main frame's navigations. */
 function recordNetwork(page: Page, action: () => number | undefined) {
   const failed = new Map<string, FailedRequest>();
+  /** The hosts that answered a request (any status): this machine reaches them. */
+  const answered = new Set<string>();
   /** Documents of the main frame: their status is the page's status, not a failed request. */
   const documents = new Set<string>();
   const inflight = new Set<Request>();
@@ -113,6 +116,8 @@ function recordNetwork(page: Page, action: () => number | undefined) {
       failed.set(request.url(), { url: request.url(), reason, type: request.resourceType(), ...(at ? { afterStep: at } : {}) });
   };
   const onResponse = (response: Response) => {
+    const host = hostOf(response.url());
+    if (host) answered.add(host);
     if (response.status() < 400) return;
     const request = response.request();
     if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
@@ -138,6 +143,7 @@ function recordNetwork(page: Page, action: () => number | undefined) {
   };
   return {
     documents,
+    answered,
     failedRequests,
     inflight: () => inflight.size,
     navigations: () => navigations,
@@ -188,7 +194,12 @@ export function collect(page: Page, options: CheckOptions) {
       for (const { text, url } of messages.resourceErrors) {
         if (!failed.has(url) && !network.documents.has(url) && !ignored(url)) messages.add(text, url || undefined, []);
       }
-      return { errors: [...messages.errors.values()], warnings: messages.warnings, failedRequests: [...failed.values()] };
+      return {
+        errors: [...messages.errors.values()],
+        warnings: messages.warnings,
+        failedRequests: [...failed.values()],
+        answered: [...network.answered],
+      };
     },
   };
 }

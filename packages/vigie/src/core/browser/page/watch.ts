@@ -10,6 +10,7 @@ import type { CheckOptions, Navigation, PageError, PageFindings } from "./findin
 import { messageIslands, restorePlaces, restoreWarningPlaces } from "./hydration.ts";
 import { type IslandsSnapshot, judgeIslands, readPage, snapshotIslands } from "./islands.ts";
 import { navigate } from "./navigate.ts";
+import { blockOtherHosts, hostOf } from "./network.ts";
 import {
   afterLoad,
   DEV_QUIET_MS,
@@ -53,6 +54,16 @@ interface Acted {
  * short network quiet, diagrams drawn), within the timeouts.
  */
 export async function checkPage(page: Page, url: string, options: CheckOptions = {}): Promise<PageFindings> {
+  if (options.network?.policy !== "offline") return checkLoaded(page, url, options);
+  const unblock = await blockOtherHosts(page, hostOf(url));
+  try {
+    return await checkLoaded(page, url, options);
+  } finally {
+    await unblock();
+  }
+}
+
+async function checkLoaded(page: Page, url: string, options: CheckOptions): Promise<PageFindings> {
   const collector = collect(page, options);
   const settleTimeout = options.settleTimeoutMs ?? 8000;
   const loaded = await load(page, url, options);
@@ -188,6 +199,7 @@ async function conclude(
     messageIslands(page),
   ]);
   const seen = collector.stop((failed) => isUndeclaredFavicon(failed, icons));
+  options.network?.reached(seen.answered);
   const devError = overlay && ownDevError(status, url, seen.failedRequests, overlay) ? overlay.error : undefined;
   const errors = mermaid.length ? withoutDiagramEchoes(seen.errors) : seen.errors;
   // Without a snapshot (the check stopped early), the islands are read now, unless the page never

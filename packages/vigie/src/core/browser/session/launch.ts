@@ -28,7 +28,7 @@ export class NoChromiumError extends Error {
 }
 
 /** Launches a headless Chromium found by `findChromium`. */
-export async function launchChromium(options: { timeoutMs?: number } = {}): Promise<Browser> {
+export async function launchChromium(options: { timeoutMs?: number; args?: string[] } = {}): Promise<Browser> {
   let location: ReturnType<typeof findChromium>;
   try {
     location = findChromium();
@@ -40,7 +40,7 @@ export async function launchChromium(options: { timeoutMs?: number } = {}): Prom
   return chromium.launch({
     executablePath: location.path,
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
     timeout: options.timeoutMs ?? 30_000,
     // The session kills its browser on these signals and lets them end the process;
     // Playwright's own handlers would keep a process with other work alive.

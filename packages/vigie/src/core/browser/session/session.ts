@@ -110,6 +110,8 @@ function closedUnder(error: unknown): boolean {
 export interface SessionOptions {
   /** Close the browser after this long without a check. Default 60 s. */
   idleMs?: number;
+  /** Chromium flags besides vigie's own (a proxy, `--host-resolver-rules`). */
+  args?: string[];
 }
 
 export class BrowserSession {
@@ -133,8 +135,11 @@ export class BrowserSession {
   #spare: { key: string; owner: Launched; ready: Promise<{ context: BrowserContext; page: Page } | undefined> } | undefined;
   readonly idleMs: number;
 
+  readonly #args: string[];
+
   constructor(options: SessionOptions = {}) {
     this.idleMs = options.idleMs ?? 60_000;
+    this.#args = options.args ?? [];
   }
 
   /** How many times this session launched Chromium (1 while it stays warm). */
@@ -175,7 +180,7 @@ export class BrowserSession {
   async #launch(): Promise<Launched> {
     const epoch = this.#epoch;
     try {
-      const browser = await launchChromium();
+      const browser = await launchChromium({ args: this.#args });
       this.#launches += 1;
       const launched: Launched = { browser, pid: findChromiumChild(), unhook: () => undefined };
       // No Chromium may outlive this process: killed at exit (or on a signal nobody handles).

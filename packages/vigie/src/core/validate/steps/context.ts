@@ -3,6 +3,7 @@
 // one writer (the step named beside it); the others only read it.
 import { existsSync } from "node:fs";
 import { afterBuild, type Site } from "../../astro/site.ts";
+import type { NetworkPolicy } from "../../browser/page/findings.ts";
 import type { BrowserSession } from "../../browser/session/session.ts";
 import type { VigieConfig } from "../../config.ts";
 import { type BuildServer, servePlan, startPlanned } from "../../production/servePlan.ts";
@@ -67,6 +68,8 @@ export interface ValidateOptions {
   shard?: { index: number; count: number };
   session: BrowserSession;
   onProgress?: (event: ProgressEvent) => void;
+  /** How requests to other hosts that fail are judged, instead of the config's `network`. */
+  network?: NetworkPolicy;
   signal?: AbortSignal;
   /** Check only what a change can have affected (see ChangeScope). */
   changes?: ChangeScope;

@@ -1,9 +1,10 @@
 // Every page in Chromium: runtime faults and accessibility. On the production build when
 // there is one (what readers get), else on the live server.
 
-import type { CrawlPage } from "../../browser/load/crawl.ts";
+import type { CrawlPage, CrawlResult } from "../../browser/load/crawl.ts";
 import type { PageFault } from "../../browser/page/faults.ts";
 import { faultMessage, faultText, sourceOf } from "../../browser/page/faultView.ts";
+import { unreachedNote } from "../../browser/page/network.ts";
 import { recordCheckedPages } from "../../changes/record.ts";
 import { a11yImpacts, type JudgedViolation, judgeViolations } from "../../checks/a11y.ts";
 import { type CrawledPage, checkedPage, crawlSitePages, type SiteFault } from "../../checks/pages.ts";
@@ -109,6 +110,12 @@ function reloadedNote(pages: CrawlPage[]): string {
   return `; ${reloaded.length} page${reloaded.length > 1 ? "s" : ""} reloaded (${why})`;
 }
 
+/** "; not judged: this machine cannot reach images.unsplash.com (118 requests on 35 pages)", said once for the run. */
+const networkNote = (result: CrawlResult) => {
+  const note = result.unreached ? unreachedNote(result.unreached, result.network) : undefined;
+  return note ? `; ${note}` : result.network === "offline" ? "; network: offline (requests to other hosts blocked)" : "";
+};
+
 /** The build is not served as deployed (an adapter vigie does not know: the dev server), or by vigie's server of its output: said in the summary. */
 const sayServe = (ctx: ValidateContext) => !givenUrl(ctx) && ctx.built && (ctx.site.serve === "dev" || ctx.site.serve === "output");
 
@@ -170,7 +177,7 @@ export const crawlStep: Step = {
     const source = choice ? `${choice.why}` : result.source;
     return {
       status: failing ? "fail" : "ok",
-      summary: `${result.pages.length} page${result.pages.length === 1 ? "" : "s"} (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}${phone}${reloadedNote(result.pages)}${sayServe(ctx) ? `; ${ctx.site.rendering.serveNote}` : ""}`,
+      summary: `${result.pages.length} page${result.pages.length === 1 ? "" : "s"} (${source}), ${failing} failing${result.skipped ? `, ${result.skipped} not checked (maxPages)` : ""}${phone}${reloadedNote(result.pages)}${sayServe(ctx) ? `; ${ctx.site.rendering.serveNote}` : ""}${networkNote(result)}`,
       findings: judged.flatMap(({ findings }) => findings),
       pages,
       screenshots: await screenshotFailing(
