@@ -8,6 +8,7 @@ import { once } from "node:events";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { resolvesPublicNames } from "../packages/vigie/src/core/browser/page/network.ts";
 import { stopDevServer } from "../packages/vigie/src/core/devServer/index.ts";
 import type { Finding, ValidationReport } from "../packages/vigie/src/core/validate/steps/findings.ts";
 import { killGroup } from "../packages/vigie/test/support/blog.ts";
@@ -90,6 +91,51 @@ describe("a minimal site: .astro and .md pages, no integration, base /docs, trai
     const finding = assertFailNames(run, "blog_build_links", /^\/docs\/guide\/$/);
     assert.match(finding.message, /\/docs\/removed-page\//);
     assert.equal(finding.file?.split(":")[0], "src/pages/guide.md");
+  });
+});
+
+// Hosts under .invalid exist nowhere: on a machine without public DNS (a sandbox) vigie cannot
+// tell them from hosts it cannot reach, and sets them aside, naming them once; on a machine that
+// resolves public names they are URLs that point nowhere, and findings.
+describe("a site that needs the network: a page rendered from a remote resource, a remote image", { timeout: 900_000 }, () => {
+  const site = minimalSite();
+  sites.push(site);
+
+  test("this machine's network is never the site's fault; what it cannot reach is named", async () => {
+    const offline = !(await resolvesPublicNames());
+    site.write(
+      "src/pages/remote.astro",
+      '---\nimport Page from "../layouts/Page.astro";\nconst photo = await fetch("https://photos.example.invalid/today.json");\n---\n<Page title="Remote"><p>{photo.status}</p></Page>\n',
+    );
+    site.write(
+      "src/pages/about.astro",
+      site.read("src/pages/about.astro").replace("</p>", '</p>\n  <img src="https://images.example.invalid/team.jpg" alt="The team">'),
+    );
+    site.write(
+      "src/pages/index.astro",
+      site.read("src/pages/index.astro").replace("</ul>", '  <li><a href="/remote/">Remote</a></li>\n  </ul>'),
+    );
+    const run = await validate(site);
+    const build = run.report.findings.find((f) => f.tool === "blog_build_run");
+    if (!offline) {
+      // Public names resolve here: both hosts are URLs that point nowhere.
+      assert.equal(run.report.verdict, "FAIL", summary(run.report.findings));
+      assert.equal(build?.severity, "fail");
+      return;
+    }
+    assert.notEqual(run.report.verdict, "FAIL", `${summary(run.report.findings)}\n${run.output.slice(-2000)}`);
+    assert.equal(build?.rule, "build-network", summary(run.report.findings));
+    assert.match(build?.file ?? "", /^src\/pages\/remote\.astro:3:\d+$/);
+    assert.match(
+      build?.message ?? "",
+      /the build of the page \/remote .* fetched photos\.example\.invalid, which this machine cannot reach/,
+    );
+    const crawl = run.report.steps.find((step) => step.name === "crawl");
+    assert.match(crawl?.summary ?? "", /not judged: this machine cannot reach images\.example\.invalid \(1 request on 1 page\)/);
+    // The page the dev server could not render for want of the host: a warning that says why.
+    const remote = run.report.findings.find((f) => f.page === "/remote/" && f.tool === "blog_browser_crawl");
+    assert.equal(remote?.severity, "warn", summary(run.report.findings));
+    assert.match(remote?.message ?? "", /not judged: its render fetched photos\.example\.invalid/);
   });
 });
 

@@ -81,6 +81,12 @@ function locateRenderError(project: Project, issue: BuildIssue): void {
   if (file) issue.file = file;
   const undefinedName = /(?:ReferenceError: )?([\w$]+) is not defined/.exec(issue.message)?.[1];
   const source = file ? read(project, file) : undefined;
+  // A request the page's render made: the line that names its host.
+  const host = issue.host && source ? source.indexOf(issue.host) : -1;
+  if (host >= 0 && source) {
+    Object.assign(issue, pointOf(source, host));
+    return;
+  }
   if (undefinedName && source) {
     const at = /\.mdx?$/.test(file ?? "") ? usageIn(source, undefinedName) : undefined;
     if (at) {

@@ -1,6 +1,7 @@
 // Reads Astro's build output (Astro's logger, Vite/rolldown diagnostics, MDX compile
 // errors) into errors and warnings. Positions are taken as printed; locate.ts then
 // maps them back to the source files. Input is already ANSI stripped.
+import { networkCause } from "../browser/page/network.ts";
 
 export interface BuildIssue {
   message: string;
@@ -21,6 +22,12 @@ export interface BuildIssue {
   details?: string[];
   /** True when line/column come from the file's own source (an MDX parse position), not from compiled code. */
   sourcePosition?: boolean;
+  /** What the error was caused by, when printed ("getaddrinfo ENOTFOUND plus.unsplash.com"). */
+  cause?: string;
+  /** The host a request of the build could not reach, read from the cause. */
+  host?: string;
+  /** How: "not-found" (the name did not resolve) or "no-connection". */
+  reach?: "not-found" | "no-connection";
 }
 
 export interface ParsedOutput {
@@ -92,6 +99,13 @@ function sameIssue(a: BuildIssue, b: BuildIssue): boolean {
   return a.message === b.message && a.file === b.file && a.line === b.line && a.route === b.route;
 }
 
+/** A message without the bundler's decorations. */
+const tidy = (message: string) =>
+  message
+    .replace(/^\(!\) /, "")
+    .replace(/ Consider:$/, "")
+    .replace(/ \(mdx-jsx:[\w-]+\)$/, "");
+
 function parseBlock(block: Block): BuildIssue | undefined {
   const rest = [...block.lines];
   let message = block.first.trim();
@@ -120,10 +134,7 @@ function parseBlock(block: Block): BuildIssue | undefined {
     issue.message = position[3] ?? issue.message;
     issue.sourcePosition = true;
   }
-  issue.message = issue.message
-    .replace(/^\(!\) /, "")
-    .replace(/ Consider:$/, "")
-    .replace(/ \(mdx-jsx:[\w-]+\)$/, "");
+  issue.message = tidy(issue.message);
 
   let section: string | undefined;
   const hint: string[] = [];
@@ -157,6 +168,8 @@ function parseBlock(block: Block): BuildIssue | undefined {
           issue.column = undefined;
         }
       }
+    } else if (section === "Caused by") {
+      if (!STACK.test(raw) && !issue.cause) issue.cause = line;
     } else if (section === "Hint") hint.push(line);
     else if (section === "Stack trace") {
       if (STACK.test(raw)) stack.push(line);
@@ -168,8 +181,13 @@ function parseBlock(block: Block): BuildIssue | undefined {
     issue.details = details;
     if (issue.code?.endsWith("Error")) issue.message = `${issue.message} ${details.join("; ")}`;
   }
-  // "foo is not defined" is printed again under the route line: the first line said it all.
-  return issue;
+  return withNetworkCause(issue);
+}
+
+/** A request of the build that never reached its host: which host, and how. */
+function withNetworkCause(issue: BuildIssue): BuildIssue {
+  const network = networkCause(issue.cause ?? issue.message);
+  return network ? { ...issue, host: network.host, reach: network.reach } : issue;
 }
 
 /** When a failed build printed nothing we recognise: the most telling of its last lines. */

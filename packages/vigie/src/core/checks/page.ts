@@ -63,6 +63,7 @@ export async function checkSitePage(site: Site, options: SitePageOptions): Promi
     routes: site.routes,
     outDirs: builtDirs(site),
     limit: MAX_CAUSES,
+    network: options.config.network,
   });
   return { findings, faults: faultsWithCauses(checked, url.origin, causes), serverErrors: causeLines(causes) };
 }

@@ -6,7 +6,8 @@
 import { clip } from "../answer.ts";
 import { routeOf, type SiteRoute } from "../astro/rendering.ts";
 import { type PageFault, pageFaults } from "../browser/page/faults.ts";
-import type { PageFindings } from "../browser/page/findings.ts";
+import type { NetworkPolicy, PageFindings } from "../browser/page/findings.ts";
+import { unreachableHere } from "../browser/page/network.ts";
 import type { Project } from "../project.ts";
 import { askServerError, describeCause, type ServerErrorCause } from "./serverErrors.ts";
 
@@ -41,6 +42,8 @@ export interface CauseOptions {
   outDirs?: string[];
   /** At most this many URLs are asked again, one at a time. Default 20. */
   limit?: number;
+  /** How a render that failed on a request to a host this machine cannot reach is judged (network.ts). */
+  network?: NetworkPolicy;
 }
 
 /** The cause of each 5xx URL the pages met, by URL. */
@@ -55,6 +58,7 @@ export async function failureCauses(
   const { log, base, routes, outDirs } = options;
   for (const url of urls) {
     const cause = log ? await askServerError(project, url, log, { base, routes, outDirs }) : undefined;
+    if (cause?.network) cause.network.unreachable = await unreachableHere(cause.network.reach, options.network);
     const route = routes ? routeOf(routes, base, new URL(url).pathname) : undefined;
     if (cause) causes.set(url, cause);
     else if (route && !pages.some((page) => noAnswer(page) && `${pagesUrl}${page.path}` === url))
@@ -67,10 +71,12 @@ export async function failureCauses(
 function causeOf(
   causes: Map<string, FailureCause>,
   url: string,
-): { text: string; serverError?: { serverError: string }; source?: string; status?: number } {
+): { text: string; serverError?: { serverError: string }; source?: string; status?: number; unsure?: string } {
   const cause = causes.get(url);
   if (!cause) return { text: "" };
+  const network = "network" in cause && cause.network?.unreachable ? cause.network : undefined;
   return {
+    ...(network ? { unsure: `not judged: its render fetched ${network.host}, which this machine cannot reach (${network.cause})` } : {}),
     text: "name" in cause ? `: ${cause.name}: ${cause.message}` : "",
     ...("name" in cause ? { serverError: { serverError: `${cause.name}: ${cause.message}` } } : {}),
     ...(cause.source ? { source: cause.source } : {}),
@@ -93,7 +99,8 @@ export function faultsWithCauses(page: CheckedPage, pagesUrl: string, causes: Ma
     if (fault.kind === "status") {
       const status = page.status || pageCause.status;
       const message = `${status ? `HTTP ${status}` : "no answer"}${pageCause.text}`;
-      return [{ ...fault, message, status: status ?? 0, ...pageCause.serverError, ...located(pageCause.source) }];
+      const unsure = pageCause.unsure ? { unsure: pageCause.unsure } : {};
+      return [{ ...fault, message, status: status ?? 0, ...pageCause.serverError, ...located(pageCause.source), ...unsure }];
     }
     if (emptyError && fault.kind === "error" && `${fault.message} ${fault.at ?? ""}`.includes("chrome-error://")) return [];
     // The dev error page says no more than the error its server logged (often less: its overlay comes later).

@@ -89,6 +89,7 @@ export async function crawlSitePages(site: Site, options: SiteCrawlOptions): Pro
     routes: site.routes,
     outDirs: builtDirs(site),
     limit: MAX_CAUSES,
+    network: config.network,
   });
   const pages = result.pages.map((page) => judgeFaults(site, page, pagesUrl, causes));
   return { result, pages, causes };

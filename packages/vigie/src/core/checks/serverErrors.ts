@@ -6,6 +6,7 @@ import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { clip } from "../answer.ts";
 import { routeOf, type SiteRoute } from "../astro/rendering.ts";
+import { networkCause } from "../browser/page/network.ts";
 import { files } from "../devServer/state.ts";
 import type { Project } from "../project.ts";
 import { sleep } from "../wait.ts";
@@ -20,6 +21,8 @@ export interface ServerErrorCause {
   from: "dev error page" | "server log";
   /** The status the server answered with when asked again. */
   status?: number;
+  /** When the render failed on a request of its own that never reached its host: that host, and Node's words. */
+  network?: { host: string; reach: "not-found" | "no-connection"; cause: string; unreachable?: boolean };
 }
 
 const ERROR_LINE = /\[ERROR\]\s*(?:\[[^\]]+\]\s*)?(?:(\w*Error|\w+Exception):\s*)?(.*)$/;
@@ -68,9 +71,11 @@ export function causeInLog(
   const message = clip((match?.[2] ?? "").trim() || "(no message)", 300);
   const stack = lines.slice(at, at + 40);
   const route = options.routes ? routeOf(options.routes, options.base, options.pathname) : undefined;
+  const network = networkCause(stack.join("\n"));
   const source =
-    projectFrame(project, stack, options.outDirs ?? []) ?? (route ? lineOfMessage(project, route.component, message) : undefined);
-  return { name, message, ...(source ? { source } : {}), from: "server log" };
+    projectFrame(project, stack, options.outDirs ?? []) ??
+    (route ? lineOfMessage(project, route.component, network?.host ?? message) : undefined);
+  return { name, message, ...(source ? { source } : {}), from: "server log", ...(network ? { network } : {}) };
 }
 
 /**

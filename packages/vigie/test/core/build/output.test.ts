@@ -1,8 +1,13 @@
 // The build output reader on the shapes Astro 7 prints (captured from real builds of
 // the blog with one fault each; paths shortened).
 import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, test } from "node:test";
+import { locateIssue } from "../../../src/core/build/locate.ts";
 import { fallbackError, parseBuildOutput } from "../../../src/core/build/output.ts";
+import { projectAt } from "../../../src/core/project.ts";
 
 const MDX_PARSE_ERROR = `10:25:02 [build] Building static entrypoints...
 10:25:02 [ERROR] [vite] ✗ Build failed in 2.96s
@@ -91,5 +96,51 @@ describe("parseBuildOutput", () => {
       ).message,
       'npm error Missing script: "build"',
     );
+  });
+});
+
+// A page whose render fetched a host this machine cannot reach (Astro 7, offline).
+const FETCH_OFFLINE = ` generating static routes 
+00:04:47   ├─ /remote/index.html00:04:47 [ERROR] TypeError: fetch failed
+00:04:47 [ERROR] [build] Caught error rendering /remote: TypeError: fetch failed
+fetch failed
+  Stack trace:
+
+  Caused by:
+  getaddrinfo ENOTFOUND plus.unsplash.com
+    at GetAddrInfoReqWrap.onlookupall [as oncomplete] (node:dns:123:26)
+`;
+
+describe("a build that needs the network", () => {
+  test("the page, its cause and the host it could not reach; located at the line that names the host", () => {
+    const [error] = parseBuildOutput(FETCH_OFFLINE).errors;
+    assert.deepEqual(
+      { route: error?.route, message: error?.message, cause: error?.cause, host: error?.host, reach: error?.reach },
+      {
+        route: "/remote",
+        message: "TypeError: fetch failed",
+        cause: "getaddrinfo ENOTFOUND plus.unsplash.com",
+        host: "plus.unsplash.com",
+        reach: "not-found",
+      },
+    );
+    const root = mkdtempSync(join(tmpdir(), "vigie-fetch-offline-"));
+    try {
+      mkdirSync(join(root, "src", "pages"), { recursive: true });
+      writeFileSync(
+        join(root, "src", "pages", "remote.astro"),
+        '---\nconst size = 1;\nconst response = await fetch("https://plus.unsplash.com/photo.jpg");\n---\n<p>{size}</p>\n',
+      );
+      const located = locateIssue(projectAt(root), error as NonNullable<typeof error>);
+      assert.deepEqual([located.file, located.line], ["src/pages/remote.astro", 3]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test("a connection refused names the address", () => {
+    const output = FETCH_OFFLINE.replace("getaddrinfo ENOTFOUND plus.unsplash.com", "connect ECONNREFUSED 203.0.113.9:443");
+    const [error] = parseBuildOutput(output).errors;
+    assert.deepEqual([error?.host, error?.reach], ["203.0.113.9", "no-connection"]);
   });
 });

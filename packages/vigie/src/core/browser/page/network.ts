@@ -19,6 +19,32 @@ const NO_SUCH_NAME = "net::ERR_NAME_NOT_RESOLVED";
 const FETCH_FAILED =
   /^(Uncaught (\(in promise\) )?)?(TypeError: )?(Failed to fetch|NetworkError when attempting to fetch resource|Load failed)\b/;
 
+/** Node's errors of a request that never reached its host: the host (or address) is the second or fourth group. */
+const NETWORK_CAUSE = /\b(getaddrinfo (?:ENOTFOUND|EAI_AGAIN) (\S+))|\b(connect (?:ECONNREFUSED|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH) (\S+))/;
+
+/** A server-side request that never reached its host, read from what Node printed: the host, how, the words. */
+export function networkCause(text: string): { host: string; reach: "not-found" | "no-connection"; cause: string } | undefined {
+  const match = NETWORK_CAUSE.exec(text);
+  if (!match) return undefined;
+  return {
+    host: (match[2] ?? match[4] ?? "").replace(/:\d+$/, ""),
+    reach: match[2] ? "not-found" : "no-connection",
+    cause: match[1] ?? match[3] ?? "",
+  };
+}
+
+/**
+ * Whether this machine's network explains a server-side request that failed, under `policy`:
+ * "auto" says yes but for a name that does not exist while public names resolve here.
+ */
+export async function unreachableHere(reach: "not-found" | "no-connection", policy: NetworkPolicy = "auto"): Promise<boolean> {
+  if (policy === "judge") return false;
+  if (policy !== "auto" || reach === "no-connection") return true;
+  publicNames ??= resolvesPublicNames();
+  return !(await publicNames);
+}
+let publicNames: Promise<boolean> | undefined;
+
 /** Well-known names: when none resolves, this machine has no public DNS (a sandbox, a firewall). */
 const PROBE_HOSTS = ["example.com", "www.wikipedia.org", "cloudflare.com"];
 const PROBE_TIMEOUT_MS = 2000;

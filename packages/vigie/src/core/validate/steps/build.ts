@@ -1,22 +1,27 @@
 // The production build: its errors and warnings (Astro's known benign notices are not findings).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { unreachableHere } from "../../browser/page/network.ts";
 import { type BuildResult, runBuild } from "../../build/build.ts";
+import type { BuildIssue } from "../../build/output.ts";
 import { enabled, firstShard, loc, refreshSite, type Step, type ValidateContext } from "./context.ts";
 import type { Finding } from "./findings.ts";
 import { isBenignNotice } from "./triage.ts";
 
-export function buildFindings(ctx: ValidateContext, result: BuildResult): { findings: Finding[]; warnings: number } {
+/**
+ * The build's findings. `unreachable` says whether this machine cannot reach a host a build's
+ * request failed to reach: such an error is then a warning that says so, not the site's fault.
+ */
+export function buildFindings(
+  ctx: ValidateContext,
+  result: BuildResult,
+  unreachable: (error: BuildIssue) => boolean = () => false,
+): { findings: Finding[]; warnings: number } {
   const tool = ctx.tool("build_run");
-  const findings: Finding[] = result.errors.map((error) => ({
-    severity: "fail",
-    tool,
-    rule: "build-error",
-    ...(error.route ? { page: error.route.endsWith("/") ? error.route : `${error.route}/` } : {}),
-    ...(error.file ? { file: loc(error.file, error.line, error.column) } : {}),
-    message: `build error: ${error.message}`,
-    fix: error.hint ?? `Fix it in the source${error.file ? ` (${error.file})` : ""}, then run ${tool}. Full log: ${result.report}.`,
-  }));
+  const findings: Finding[] = result.errors.map((error): Finding => {
+    if (error.host && unreachable(error)) return networkFinding(ctx, error, result.report);
+    return buildError(tool, error, result.report);
+  });
   if (!result.success && result.errors.length === 0) {
     findings.push({
       severity: "fail",
@@ -38,6 +43,43 @@ export function buildFindings(ctx: ValidateContext, result: BuildResult): { find
     });
   }
   return { findings, warnings: warnings.length };
+}
+
+function buildError(tool: string, error: BuildIssue, report: string): Finding {
+  return {
+    severity: "fail",
+    tool,
+    rule: "build-error",
+    ...(error.route ? { page: error.route.endsWith("/") ? error.route : `${error.route}/` } : {}),
+    ...(error.file ? { file: loc(error.file, error.line, error.column) } : {}),
+    message: `build error: ${error.message}${error.cause ? ` (${error.cause})` : ""}`,
+    fix: error.hint ?? `Fix it in the source${error.file ? ` (${error.file})` : ""}, then run ${tool}. Full log: ${report}.`,
+  };
+}
+
+/** A build whose page fetched a host this machine cannot reach: said as such, a warning. */
+function networkFinding(ctx: ValidateContext, error: BuildIssue, report: string): Finding {
+  const what = error.route ? `the page ${error.route}${error.file ? ` (${error.file})` : ""}` : (error.file ?? "the build");
+  return {
+    severity: "warn",
+    tool: ctx.tool("build_run"),
+    rule: "build-network",
+    ...(error.route ? { page: error.route.endsWith("/") ? error.route : `${error.route}/` } : {}),
+    ...(error.file ? { file: loc(error.file, error.line, error.column) } : {}),
+    message: `not judged: the build of ${what} fetched ${error.host}, which this machine cannot reach (${error.cause ?? error.message})`,
+    fix: `Nothing to fix if the machines that build the site reach ${error.host}; the pages were checked on the dev server instead. To build here, serve that resource from the site or mock it offline. Full log: ${report}.`,
+  };
+}
+
+/**
+ * Which of the build's network errors this machine's network explains, by the config's
+ * `network` policy: under "auto", all but a name that does not exist while public names
+ * resolve here (a typo in a URL); "judge": none; "ignore" and "offline": all.
+ */
+async function unreachableHosts(ctx: ValidateContext, result: BuildResult): Promise<(error: BuildIssue) => boolean> {
+  const unreachable = new Set<BuildIssue>();
+  for (const error of result.errors) if (error.reach && (await unreachableHere(error.reach, ctx.config.network))) unreachable.add(error);
+  return (error) => unreachable.has(error);
 }
 
 export const buildStep: Step = {
@@ -71,12 +113,16 @@ export const buildStep: Step = {
     ctx.built = result.success;
     // The routes of this build: prerendered, on demand, endpoints, each with its source.
     if (result.success) refreshSite(ctx);
-    const { findings, warnings } = buildFindings(ctx, result);
+    const { findings, warnings } = buildFindings(ctx, result, await unreachableHosts(ctx, result));
+    // A build that failed only for this machine's network is not the site's fault.
+    const failed = findings.some((finding) => finding.severity === "fail");
     return {
-      status: result.success ? (warnings ? "warn" : "ok") : "fail",
+      status: result.success ? (warnings ? "warn" : "ok") : failed ? "fail" : "warn",
       summary: result.success
         ? `${result.pageCount} pages in ${result.durationS} s${result.sourceMaps.kept ? "" : `; ${result.sourceMaps.note}`}`
-        : `failed: ${result.errors[0]?.message ?? "see the log"}`,
+        : failed
+          ? `failed: ${result.errors[0]?.message ?? "see the log"}`
+          : `failed for this machine's network (${findings[0]?.message.replace(/^not judged: /, "")}); the pages are checked on the dev server`,
       findings,
     };
   },

@@ -32,6 +32,8 @@ function faultFinding(ctx: ValidateContext, page: CrawlPage, fault: SiteFault): 
   const at = source ? ` at ${source}` : "";
   const jsErrors = ctx.tool("browser_js_errors");
   const mermaid = fault.kind === "diagram";
+  // A render that failed on a request this machine's network could not make (pageCauses.ts).
+  const network = fault.kind === "status" && fault.unsure?.startsWith("not judged");
   return {
     // Unsure (which island a mismatch comes from, whether an island's own fault): a warning, never a false failure.
     severity: fault.unsure ? "warn" : "fail",
@@ -40,10 +42,12 @@ function faultFinding(ctx: ValidateContext, page: CrawlPage, fault: SiteFault): 
     page: page.path,
     ...(source ? { file: source } : {}),
     ...(fault.viewport ? { viewport: fault.viewport } : {}),
-    message: faultMessage(fault, 400),
-    fix: mermaid
-      ? `Fix the diagram's syntax${at} (${ctx.tool("build_lint")} shows the line), then check the page with ${jsErrors}.`
-      : `${source ? `Fix the cause${at}` : `Reproduce with ${jsErrors} on this page, fix the cause,`} and check again.`,
+    message: network ? `${faultMessage(fault, 200)}; ${fault.unsure}` : faultMessage(fault, 400),
+    fix: network
+      ? "Nothing to fix if the site's servers reach that host; check the page where they do."
+      : mermaid
+        ? `Fix the diagram's syntax${at} (${ctx.tool("build_lint")} shows the line), then check the page with ${jsErrors}.`
+        : `${source ? `Fix the cause${at}` : `Reproduce with ${jsErrors} on this page, fix the cause,`} and check again.`,
   };
 }
 
