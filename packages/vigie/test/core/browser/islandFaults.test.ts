@@ -217,6 +217,19 @@ describe("the screens readers use", () => {
     );
   });
 
+  test("responsive stylesheets on every page: one page per template on the phone; a client:media island's page always", async () => {
+    for (const slug of ["a", "b", "c"])
+      server.routes.set(`/notes/${slug}/`, { body: html(`${NARROW_CSS}<nav class="menu"><a href="/">menu</a></nav><p>note ${slug}</p>`) });
+    const islandPage = server.routes.get("/phone-island/");
+    if (islandPage) server.routes.set("/notes/island/", islandPage);
+    const result = await crawlSite(session, server.url, {
+      paths: ["/notes/a/", "/notes/b/", "/notes/c/", "/notes/island/"],
+      concurrency: 1,
+    });
+    const phoned = result.pages.filter((one) => one.phone).map((one) => one.path);
+    assert.deepEqual(phoned, ["/notes/a/", "/notes/island/"], JSON.stringify(result.pages.map((one) => [one.path, one.narrow, one.phone])));
+  });
+
   test("vigie.config.json's viewports: phone by default, turned off by naming desktop alone, a clear error otherwise", () => {
     const load = (viewports: unknown) => {
       const dir = mkdtempSync(join(tmpdir(), "vigie-viewports-"));

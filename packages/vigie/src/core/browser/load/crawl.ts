@@ -320,6 +320,7 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
   const network = new NetworkView(options.networkPolicy ?? "auto");
   const run: Visit = { baseUrl, options: { ...options, network }, pageTimeoutMs, audit: auditor(options), navigate };
   const phone = phoneContext(session, options.storageState);
+  const phoneFor = phoneChoice();
 
   await session.withPage(async (firstPage, context) => {
     let spare: Page | undefined = firstPage;
@@ -333,7 +334,7 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
       const from = frontier.linkedFrom(path);
       const followThis = follow || (!options.shard && (alsoPaths.has(path) || from !== undefined));
       let { checked, links } = await visit(worker.page, path, run, followThis);
-      if (checked.narrow?.length && checked.status > 0 && checked.status < 400 && !options.signal?.aborted) {
+      if (phoneFor(checked, path) && checked.status > 0 && checked.status < 400 && !options.signal?.aborted) {
         // What the phone costs this page: its check, and the phone's context or page when this is the first.
         const opening = Date.now();
         worker.phonePage ??= await phone.page().catch(() => undefined);
@@ -371,6 +372,24 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
     ms: Date.now() - started,
     ...(unreached.length ? { unreached } : {}),
     ...(network.policy === "auto" ? {} : { network: network.policy }),
+  };
+}
+
+/**
+ * Which pages a crawl also checks on a phone: every page whose `client:media` island the phone
+ * matches, and otherwise one page per template (route pattern) among those whose stylesheets
+ * show or hide elements on narrow screens: a site of responsive utilities has them on every
+ * page, and its pages of one template differ in content, not in layout.
+ */
+function phoneChoice(): (checked: PageFindings, path: string) => boolean {
+  const templates = new Set<string>();
+  return (checked, path) => {
+    if (!checked.narrow?.length) return false;
+    if (checked.narrow.some((reason) => reason.startsWith("client:media"))) return true;
+    const kind = pageKind(path);
+    if (templates.has(kind)) return false;
+    templates.add(kind);
+    return true;
   };
 }
 
