@@ -135,13 +135,24 @@ function failingPage(report: ValidationReport, root: string, shot: ValidationRep
 }
 
 /** One self-contained HTML page: verdict, findings, screenshots of failing pages beside their findings, perf. */
+/** A message, its end folded away past FOLD characters. */
+const FOLD = 300;
+function folded(message: string): string {
+  if (message.length <= FOLD) return html(message);
+  const cut = message.lastIndexOf(" ", FOLD) > FOLD / 2 ? message.lastIndexOf(" ", FOLD) : FOLD;
+  return `<details><summary>${html(message.slice(0, cut))} …</summary>${html(message.slice(cut))}</details>`;
+}
+
 export function toHtml(report: ValidationReport, root: string): string {
   const colour = { PASS: "#1e7a3c", WARN: "#a05a00", FAIL: "#b42318" }[report.verdict];
   const shots = report.screenshots.map((shot) => failingPage(report, root, shot)).join("\n");
-  const findings = report.findings
+  // Failures first, then warnings, each in the order found; a long message folds.
+  const rank = { fail: 0, warn: 1 } as Record<string, number>;
+  const findings = [...report.findings]
+    .sort((a, b) => (rank[a.severity] ?? 2) - (rank[b.severity] ?? 2))
     .map(
       (f) =>
-        `<tr class="${f.severity}"><td>${f.severity.toUpperCase()}</td><td>${html(where(f))}</td><td><code>${html(f.tool)}</code></td><td>${html(f.message)}<br><small>→ ${html(f.fix)}</small></td></tr>`,
+        `<tr class="${f.severity}"><td>${f.severity.toUpperCase()}</td><td>${html(where(f))}</td><td><code>${html(f.tool)}</code></td><td>${folded(f.message)}<br><small>→ ${html(f.fix)}</small></td></tr>`,
     )
     .join("");
   const steps = report.steps
@@ -159,17 +170,21 @@ export function toHtml(report: ValidationReport, root: string): string {
 <style>
 body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;max-width:72rem;padding:1.5rem;color:#1b2430}
 h1{margin:0}.verdict{display:inline-block;padding:.2rem .8rem;border-radius:6px;color:#fff;background:${colour}}
-table{border-collapse:collapse;width:100%;margin:1rem 0}td,th{border:1px solid #d9dde3;padding:.35rem .5rem;text-align:left;vertical-align:top}
+table{border-collapse:collapse;width:100%;margin:1rem 0;table-layout:fixed}td,th{border:1px solid #d9dde3;padding:.35rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+table.findings th:nth-child(1){width:5.5rem}table.findings th:nth-child(2){width:24%}table.findings th:nth-child(3){width:11rem}
+details summary{cursor:pointer}
 tr.fail td:first-child{color:#b42318;font-weight:700}tr.warn td:first-child{color:#a05a00;font-weight:700}
 small{color:#4a5565}section.page{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:1rem;align-items:start;margin:1rem 0;padding-top:1rem;border-top:1px solid #d9dde3}
 figure{margin:0}figure img{width:100%;border:1px solid #d9dde3}section.page h3{margin:0 0 .5rem;word-break:break-all}
 section.page ul{padding-left:1.2rem}section.page li{margin-bottom:.6rem;overflow-wrap:anywhere}li.fail b{color:#b42318}li.warn b{color:#a05a00}
-@media (max-width:48rem){section.page{grid-template-columns:1fr}}
+@media (max-width:48rem){section.page{grid-template-columns:1fr}body{padding:.75rem}
+table.findings,table.findings tbody,table.findings tr,table.findings td{display:block;width:auto}table.findings tr:first-child{display:none}
+table.findings tr{border:1px solid #d9dde3;margin-bottom:.5rem}table.findings td{border:0}}
 </style></head><body>
 <h1>vigie validate <span class="verdict">${report.verdict}</span></h1>
 <p>${html(report.project)} · ${html(report.startedAt)} · ${report.durationS} s${report.shard ? ` · shard ${report.shard.index}/${report.shard.count}` : ""}${report.harnessError ? ` · could not run: ${html(report.harnessError.message)} (${html(report.harnessError.hint)})` : ""}</p>
 <h2>Findings (${report.findings.length})</h2>
-${findings ? `<table><tr><th>severity</th><th>where</th><th>tool</th><th>what, and what to do</th></tr>${findings}</table>` : "<p>None: every check passed.</p>"}
+${findings ? `<table class="findings"><tr><th>severity</th><th>where</th><th>tool</th><th>what, and what to do</th></tr>${findings}</table>` : "<p>None: every check passed.</p>"}
 ${shots ? `<h2>Failing pages</h2>\n${shots}` : ""}
 ${perf ? `<h2>Performance (medians)</h2><table><tr><th>page</th><th>load ms</th><th>TTFB ms</th><th>LCP ms</th><th>CLS</th><th>kB</th><th>requests</th><th>budget</th></tr>${perf}</table>` : ""}
 <h2>Steps</h2><table><tr><th>step</th><th>status</th><th>time</th><th>summary</th></tr>${steps}</table>

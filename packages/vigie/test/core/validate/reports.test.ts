@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { SaxesParser } from "saxes";
+import { BrowserSession } from "../../../src/core/browser/session/session.ts";
 import { toHtml, toJUnit } from "../../../src/core/validate/reports.ts";
 import type { ValidationReport } from "../../../src/core/validate/steps/findings.ts";
 
@@ -118,6 +119,43 @@ describe("HTML report", () => {
       assert.doesNotMatch(page, /(src|href)="(https?:)?\/\//, "nothing loaded from a server");
     } finally {
       rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the HTML report in Chromium", () => {
+  test("failures first, long messages folded, no scrolling sideways on a desktop or a phone", async () => {
+    const report = reportWith("Uncaught Error: boom", "/en/bad/");
+    const long = `type error: ${"Argument of type 'Plugin<any>' is not assignable to parameter of type 'PluginOption'. ".repeat(8)}`;
+    report.verdict = "FAIL";
+    report.findings = [
+      { severity: "warn", tool: "blog_build_check", file: "astro.config.mjs:12:5", message: long, fix: "Fix the types." },
+      { severity: "warn", tool: "blog_browser_a11y", page: `/${"a-very-long-slug-without-any-space-".repeat(6)}/`, message: "x", fix: "y" },
+      ...report.findings,
+    ];
+    report.steps[0] = {
+      ...report.steps[0],
+      summary: `https://example.com/${"unbreakable".repeat(40)}`,
+    } as ValidationReport["steps"][number];
+    const session = new BrowserSession();
+    try {
+      for (const viewport of [
+        { width: 1280, height: 800 },
+        { width: 390, height: 844 },
+      ]) {
+        const seen = await session.withPage(async (page) => {
+          await page.setViewportSize(viewport);
+          await page.setContent(toHtml(report, "/tmp"));
+          return page.evaluate(() => ({
+            overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+            first: document.querySelector("table.findings tr.fail, table.findings tr.warn")?.className,
+            folded: document.querySelectorAll("table.findings details").length,
+          }));
+        });
+        assert.deepEqual(seen, { overflow: 0, first: "fail", folded: 1 }, `at ${viewport.width}×${viewport.height}`);
+      }
+    } finally {
+      await session.close();
     }
   });
 });

@@ -173,6 +173,32 @@ describe("astro check", () => {
       ["warn", "type-error", "src/pages/index.astro:4:7", "docs_build_check"],
     );
   });
+
+  test("seven errors of one kind are one finding at the first, naming the others; another kind is its own", () => {
+    const kind = {
+      severity: "error",
+      code: "ts(2345)",
+      message: "Argument of type 'Plugin' is not assignable to parameter of type 'Plugin'.",
+    } as const;
+    const findings = checkFindings(context(), [
+      ...[3, 5, 8, 13, 21, 34, 55].map((line) => ({ ...kind, file: "astro.config.mjs", line, column: 5 })),
+      {
+        file: "src/lib/x.ts",
+        line: 2,
+        column: 1,
+        severity: "error",
+        code: "ts(2322)",
+        message: "Type 'string' is not assignable to type 'number'.",
+      },
+    ]);
+    assert.equal(findings.length, 2);
+    assert.equal(findings[0]?.file, "astro.config.mjs:3:5");
+    assert.equal(
+      findings[0]?.message,
+      "type error, 7 times: Argument of type 'Plugin' is not assignable to parameter of type 'Plugin'. (also at astro.config.mjs:5:5, astro.config.mjs:8:5, astro.config.mjs:13:5, astro.config.mjs:21:5, astro.config.mjs:34:5 and 1 more)",
+    );
+    assert.equal(findings[1]?.file, "src/lib/x.ts:2:1");
+  });
 });
 
 describe("links", () => {

@@ -6,21 +6,38 @@ import { type CheckResult, CheckUnavailableError, runCheck } from "../../typeche
 import { enabled, firstShard, loc, type Step, type ValidateContext } from "./context.ts";
 import type { Finding } from "./findings.ts";
 
-/** Each type error is a warning at its file and line; warnings and hints are not findings. */
+/** Places listed in one grouped finding's message. */
+const PLACES = 5;
+
+/**
+ * Each type error is a warning at its file and line; errors of one kind (the same code and
+ * message) are one warning at the first, listing the others. Warnings and hints are not findings.
+ */
 export function checkFindings(ctx: ValidateContext, diagnostics: CheckResult["diagnostics"]): Finding[] {
   const tool = ctx.tool("build_check");
-  return diagnostics
-    .filter((diagnostic) => diagnostic.severity === "error")
-    .map(
-      (diagnostic): Finding => ({
-        severity: "warn",
-        tool,
-        rule: "type-error",
-        file: loc(diagnostic.file, diagnostic.line, diagnostic.column),
-        message: `type error: ${diagnostic.message}`,
-        fix: `Fix the types; run ${tool} to see every diagnostic.`,
-      }),
-    );
+  const groups = new Map<string, CheckResult["diagnostics"]>();
+  for (const diagnostic of diagnostics) {
+    if (diagnostic.severity !== "error") continue;
+    const key = `${diagnostic.code ?? ""}\u0000${diagnostic.message}`;
+    groups.set(key, [...(groups.get(key) ?? []), diagnostic]);
+  }
+  return [...groups.values()].map(([first, ...others]): Finding => {
+    const more = others.length
+      ? ` (also at ${others
+          .slice(0, PLACES)
+          .map((other) => loc(other.file, other.line, other.column))
+          .join(", ")}${others.length > PLACES ? ` and ${others.length - PLACES} more` : ""})`
+      : "";
+    const diagnostic = first as CheckResult["diagnostics"][number];
+    return {
+      severity: "warn",
+      tool,
+      rule: "type-error",
+      file: loc(diagnostic.file, diagnostic.line, diagnostic.column),
+      message: `type error${others.length ? `, ${others.length + 1} times` : ""}: ${diagnostic.message}${more}`,
+      fix: `Fix the types; run ${tool} to see every diagnostic.`,
+    };
+  });
 }
 
 /** " (kept from the run of 12:04:31, 48.1 s: nothing it reads has changed)" for a result from the cache. */
