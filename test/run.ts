@@ -5,8 +5,8 @@
 // `node test/run.ts [checks] [fast] [e2e] [npm] [FILE...]` runs the tiers named (all of them
 // without any), in that order; `checks` is the linter and the type checks. Each test file runs
 // in its own `node --test` process group (killed whole when it overruns), fast files side by
-// side, then the e2e and npm files one at a time (in two lanes side by side, longest first by the
-// last run's times or test/durations.json, with VIGIE_TEST_LANES=2); its output is printed when it ends. The end of the run gives each tier's time, the
+// side, then the e2e and npm files in two lanes side by side, longest first (by the last run's
+// times, or test/durations.json); its output is printed when it ends. The end of the run gives each tier's time, the
 // slowest files and one closing line: "tests: N passed, N failed, N skipped". Exit 1 when
 // anything failed. The times are also written to test-results/times.json and summary.txt.
 import { type ChildProcess, spawn } from "node:child_process";
@@ -325,12 +325,10 @@ async function main(): Promise<number> {
         : await pool(width > 1 ? longestFirst(chosen) : chosen, width, scratch);
       results.push({ label, ms: Date.now() - tierStarted, outcomes });
     };
-    // The e2e and npm files run one at a time, the tiers one after the other: each loads both
-    // cores (a build, a dev server, Chromium), and two side by side each took 2.1-2.2 times as
-    // long as alone (validate.e2e 279 s alone, 592 s beside another; adapters.npm 216 s and
-    // 472 s), longer in all than one after the other, with more of the time limits met under
-    // load. VIGIE_TEST_LANES=2 runs them in two lanes side by side, the longest first.
-    const lanes = process.env.VIGIE_TEST_LANES === "2" ? 2 : 1;
+    // The e2e and npm files run in two lanes side by side, the longest first: an npm file
+    // spends much of its time installing and waiting on servers, which the other lane's file
+    // uses. VIGIE_TEST_LANES=1 runs the tiers one after the other, a file at a time.
+    const lanes = process.env.VIGIE_TEST_LANES === "1" ? 1 : 2;
     const together = lanes > 1 && order.includes("e2e") && order.includes("npm");
     for (const tier of order) {
       if (together && tier === "npm") continue;
