@@ -4,8 +4,8 @@
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { VigieError } from "../core/answer.ts";
-import { NETWORK_POLICIES, type NetworkPolicy } from "../core/browser/page/network.ts";
 import { BrowserSession } from "../core/browser/session/session.ts";
+import { NETWORK_POLICIES, type NetworkPolicy } from "../core/config.ts";
 import { type Project, ProjectNotFoundError } from "../core/project.ts";
 import { type ChangedRun, changeScope } from "../core/validate/changeScope.ts";
 import { annotations, jobSummary, repositoryPrefix, toSarif } from "../core/validate/github.ts";
@@ -148,6 +148,7 @@ export async function validateCommand(args: string[]): Promise<number> {
   let flags: FlagValues<typeof VALIDATE_FLAGS>;
   let project: Project;
   let shard: ReturnType<typeof parseShard>;
+  let network: NetworkPolicy | undefined;
   let changed: ChangedRun | undefined;
   try {
     if (args.includes("--help") || args.includes("-h")) {
@@ -157,7 +158,7 @@ export async function validateCommand(args: string[]): Promise<number> {
     flags = parseFlags(withChangedRef(args), VALIDATE_FLAGS).values;
     if (flags.build && flags.changed === undefined) throw new UsageError("--build goes with --changed (a full run always builds)");
     shard = parseShard(flags.shard);
-    parseNetwork(flags.network);
+    network = parseNetwork(flags.network);
     project = projectAt(flags.project);
     checkReportFolders(flags);
     if (flags.changed !== undefined && shard)
@@ -197,7 +198,7 @@ export async function validateCommand(args: string[]): Promise<number> {
       onProgress: progress.onProgress,
       ...(flags["base-url"] !== undefined ? { baseUrl: flags["base-url"] } : {}),
       ...(shard ? { shard } : {}),
-      ...(flags.network ? { network: parseNetwork(flags.network) } : {}),
+      ...(network ? { network } : {}),
       ...(changed ? { changes: changed.scope } : {}),
     });
   } finally {

@@ -72,6 +72,10 @@ export const DEFAULT_PREFIX = "blog";
 /** A prefix is a lower-case identifier: it starts file and tool names. */
 export const PREFIX_PATTERN = /^[a-z][a-z0-9]{0,19}$/;
 
+/** How requests to other hosts that fail at the network layer are judged (browser/page/network.ts). */
+export const NETWORK_POLICIES = ["auto", "judge", "ignore", "offline"] as const;
+export type NetworkPolicy = (typeof NETWORK_POLICIES)[number];
+
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
   /** The prefix of the tool names the agent sees (`vigie init --prefix`); default DEFAULT_PREFIX. */
@@ -137,7 +141,7 @@ export const configSchema = z.strictObject({
    * resolve), and names once the hosts it cannot reach; "judge": every one is a finding;
    * "ignore": none is; "offline": they are blocked (faster, the same on every machine).
    */
-  network: z.enum(["auto", "judge", "ignore", "offline"], { error: 'network is "auto", "judge", "ignore" or "offline"' }).optional(),
+  network: z.enum(NETWORK_POLICIES, { error: 'network is "auto", "judge", "ignore" or "offline"' }).optional(),
 });
 export type VigieConfig = z.infer<typeof configSchema>;
 

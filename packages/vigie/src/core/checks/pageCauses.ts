@@ -71,12 +71,25 @@ export async function failureCauses(
 function causeOf(
   causes: Map<string, FailureCause>,
   url: string,
-): { text: string; serverError?: { serverError: string }; source?: string; status?: number; unsure?: string } {
+): {
+  text: string;
+  serverError?: { serverError: string };
+  source?: string;
+  status?: number;
+  unreached?: Pick<PageFault, "unsure" | "unreachedHost">;
+} {
   const cause = causes.get(url);
   if (!cause) return { text: "" };
   const network = "network" in cause && cause.network?.unreachable ? cause.network : undefined;
   return {
-    ...(network ? { unsure: `not judged: its render fetched ${network.host}, which this machine cannot reach (${network.cause})` } : {}),
+    ...(network
+      ? {
+          unreached: {
+            unsure: `not judged: its render fetched ${network.host}, which this machine cannot reach (${network.cause})`,
+            unreachedHost: network.host,
+          },
+        }
+      : {}),
     text: "name" in cause ? `: ${cause.name}: ${cause.message}` : "",
     ...("name" in cause ? { serverError: { serverError: `${cause.name}: ${cause.message}` } } : {}),
     ...(cause.source ? { source: cause.source } : {}),
@@ -99,8 +112,7 @@ export function faultsWithCauses(page: CheckedPage, pagesUrl: string, causes: Ma
     if (fault.kind === "status") {
       const status = page.status || pageCause.status;
       const message = `${status ? `HTTP ${status}` : "no answer"}${pageCause.text}`;
-      const unsure = pageCause.unsure ? { unsure: pageCause.unsure } : {};
-      return [{ ...fault, message, status: status ?? 0, ...pageCause.serverError, ...located(pageCause.source), ...unsure }];
+      return [{ ...fault, message, status: status ?? 0, ...pageCause.serverError, ...located(pageCause.source), ...pageCause.unreached }];
     }
     if (emptyError && fault.kind === "error" && `${fault.message} ${fault.at ?? ""}`.includes("chrome-error://")) return [];
     // The dev error page says no more than the error its server logged (often less: its overlay comes later).

@@ -33,6 +33,8 @@ export interface PageFault {
   serverError?: string;
   /** Why vigie is not sure it is a fault, or not sure where it comes from: a warning, not a failure. */
   unsure?: string;
+  /** For a 5xx page whose render failed on a request this machine cannot make: that host (pageCauses.ts). */
+  unreachedHost?: string;
   /** Seen only in this viewport ("phone"), and how it is said ("phone 390×844"). */
   viewport?: string;
 }

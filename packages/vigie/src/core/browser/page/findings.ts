@@ -4,6 +4,7 @@
 // readers.ts, islands.ts) and what renders them (faults.ts) import these, not each other.
 import type { Page } from "playwright-core";
 import type { Action, ActionsOutcome } from "../../actions.ts";
+import type { NetworkPolicy } from "../../config.ts";
 import type { Located } from "../../source/located.ts";
 import type { StackFrame } from "../../source/stacks.ts";
 
@@ -138,7 +139,7 @@ export interface PageFindings {
  * this machine can tell is the site's fault; "judge": every failure is a finding; "ignore":
  * network failures to other hosts never are; "offline": they are blocked, and said so.
  */
-export type NetworkPolicy = "auto" | "judge" | "ignore" | "offline";
+export type { NetworkPolicy };
 
 /** A host this machine could not reach: how many requests failed, on how many pages, and how. */
 export interface Unreached {

@@ -9,7 +9,6 @@ import type { Page } from "playwright-core";
 import type { FailedRequest, NetworkPolicy, NetworkWatch, PageFindings, Unreached } from "./findings.ts";
 
 export type { NetworkPolicy };
-export const NETWORK_POLICIES: readonly NetworkPolicy[] = ["auto", "judge", "ignore", "offline"];
 
 /** Chromium's errors of a request that never reached its host. */
 const NOT_REACHED =

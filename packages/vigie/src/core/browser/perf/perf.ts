@@ -6,6 +6,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import type { Action, ActionsOutcome } from "../../actions.ts";
 import type { Budgets } from "../../config.ts";
+import { median } from "../../stats.ts";
 import { withTimeout } from "../../wait.ts";
 import { runActions } from "../page/actions.ts";
 import { withState } from "../page/state.ts";
@@ -110,12 +111,6 @@ async function sample(page: Page, url: string, timeoutMs: number): Promise<{ sam
   });
   const result = await withTimeout(measured, timeoutMs, async () => undefined);
   return { ...result, vitals: await withTimeout(readVitals(page), timeoutMs, async () => undefined) };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 const BUDGET_KEYS: Record<keyof Budgets, MetricName> = {

@@ -33,7 +33,7 @@ function faultFinding(ctx: ValidateContext, page: CrawlPage, fault: SiteFault): 
   const jsErrors = ctx.tool("browser_js_errors");
   const mermaid = fault.kind === "diagram";
   // A render that failed on a request this machine's network could not make (pageCauses.ts).
-  const network = fault.kind === "status" && fault.unsure?.startsWith("not judged");
+  const network = fault.unreachedHost !== undefined;
   return {
     // Unsure (which island a mismatch comes from, whether an island's own fault): a warning, never a false failure.
     severity: fault.unsure ? "warn" : "fail",
