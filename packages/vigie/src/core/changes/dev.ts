@@ -43,6 +43,8 @@ export interface DevBaseline {
   pages: Record<string, KeptFault[]>;
   /** Pages reached by an earlier call and not checked yet (over its limit). */
   pending: string[];
+  /** Where the dev server's log ended at the last look: what it logged since is read for content errors. */
+  logAt?: number;
 }
 
 const TYPED = /\.(astro|ts|tsx|mts|cts|js|jsx|mjs|vue|svelte)$/i;

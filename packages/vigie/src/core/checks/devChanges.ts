@@ -12,6 +12,7 @@ import type { PageFault } from "../browser/page/faults.ts";
 import { type FaultItem, faultItem, sourceOf } from "../browser/page/faultView.ts";
 import type { BrowserSession } from "../browser/session/session.ts";
 import { CHANGED_PAGE_LIMIT, chooseLoaded } from "../changes/changed.ts";
+import { type ContentError, contentErrorsSince } from "../changes/contentErrors.ts";
 import {
   type AppliedEvent,
   ask,
@@ -28,6 +29,7 @@ import {
 import { pagesReached } from "../changes/reach.ts";
 import type { VigieConfig } from "../config.ts";
 import { readDevServerRecord } from "../devServer/index.ts";
+import { logSize } from "../devServer/log.ts";
 import { readDevPort } from "../devServer/status.ts";
 import { StepError } from "../nextStep.ts";
 import { crawlSitePages } from "./pages.ts";
@@ -102,6 +104,12 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   const checked: PageDelta[] = [];
   let compileError: AppliedEvent | undefined;
   const now = await checkPages(site, origin, toCheck, options);
+  // An entry the content loaders refused keeps its old data on its pages: the error is the page's fault.
+  const content = contentErrorsSince(project, baseline.logAt ?? logSize(project), answer.changed);
+  for (const error of content.errors) {
+    const pages = pagesReached(project, [error.file], answer.reached, answer.routes, paths).reached;
+    for (const path of pages) now.get(path)?.push(contentFault(error));
+  }
   for (const path of toCheck) {
     const faults = now.get(path);
     if (!faults) continue;
@@ -115,9 +123,16 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   const done = new Set(checked.map((page) => page.path));
   // A compile error reaches the browsers when a page is rendered: asked again after the checks.
   const later = await ask(origin, answer.seq, options.signal);
-  const applied = later.last?.kind === "error" ? later.last : (compileError ?? answer.last);
+  const refused = content.errors[0];
+  const contentError: AppliedEvent | undefined = refused && {
+    seq: answer.seq,
+    kind: "error",
+    message: refused.message,
+    file: refused.source,
+  };
+  const applied = later.last?.kind === "error" ? later.last : (compileError ?? contentError ?? answer.last);
   const seq = later.changed.length ? answer.seq : later.seq;
-  baseline = { ...baseline, seq, lookedAt: started, pending: wanted.filter((path) => !done.has(path)) };
+  baseline = { ...baseline, seq, lookedAt: started, logAt: content.end, pending: wanted.filter((path) => !done.has(path)) };
   writeDevBaseline(project, baseline);
   return {
     changed: answer.changed,
@@ -143,7 +158,7 @@ async function takeBaseline(site: Site, origin: string, options: DevChangesOptio
   const pages: Record<string, KeptFault[]> = {};
   for (const { page, faults } of crawl.pages) pages[page.path] = faults.map(kept);
   const faults = Object.values(pages).reduce((sum, list) => sum + list.length, 0);
-  const baseline: DevBaseline = { server, seq: answer.seq, lookedAt: started, pages, pending: [] };
+  const baseline: DevBaseline = { server, seq: answer.seq, lookedAt: started, pages, pending: [], logAt: logSize(site.project) };
   return { baseline, summary: { pages: crawl.pages.length, ms: Date.now() - started, faults } };
 }
 
@@ -178,6 +193,12 @@ function kept(fault: PageFault): KeptFault {
     item: faultItem(said),
     ...(server ? { serverError: { message: said.message, ...(file ? { file } : {}) } } : {}),
   };
+}
+
+/** A content entry the loaders refused, as a fault of the pages it reaches: they still show its last valid data. */
+function contentFault(error: ContentError): KeptFault {
+  const message = `content entry not loaded (the page shows its last valid data): ${error.message}`;
+  return { key: `content|||${error.file}|${error.message}`, item: { message: message.slice(0, 300), source: error.source } };
 }
 
 function delta(path: string, before: KeptFault[], now: KeptFault[]): PageDelta {

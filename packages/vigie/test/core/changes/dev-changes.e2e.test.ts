@@ -136,6 +136,32 @@ describe("blog_dev_changes on the blog's dev server", { timeout: 900_000 }, () =
     console.log(`article undone: ${bytes(fixed)} bytes`);
   });
 
+  test("a frontmatter the collection's schema refuses: the entry, the field at its line, the rule; then resolved", async () => {
+    // The dev server logs the refusal and keeps rendering the entry's last valid data: the page answers 200.
+    try {
+      edit(ARTICLE, (text) => text.replace(/^tags: \[/m, "tags: [Not A Tag, "));
+      const broken = await changes();
+      assert.deepEqual(pathsOf(broken), [ARTICLE_PAGE], JSON.stringify(broken));
+      const line =
+        readFileSync(join(copy.root, ARTICLE), "utf8")
+          .split("\n")
+          .findIndex((text) => text.startsWith("tags:")) + 1;
+      assert.match(
+        broken.applied ?? "",
+        new RegExp(`^error: .*does not match collection schema.*tags\\.0.*\\(${ARTICLE.replaceAll(".", "\\.")}:${line}\\)`),
+      );
+      const faults = JSON.stringify(page(broken, ARTICLE_PAGE)?.new);
+      assert.match(faults, /content entry not loaded/);
+      assert.match(faults, new RegExp(`${ARTICLE.replaceAll(".", "\\.")}:${line}`));
+      console.log(`schema error: ${bytes(broken)} bytes, ${broken.ms} ms`);
+    } finally {
+      undo(ARTICLE);
+    }
+    const fixed = await changes();
+    assert.match(JSON.stringify(page(fixed, ARTICLE_PAGE)?.resolved), /content entry not loaded/, JSON.stringify(fixed));
+    assert.doesNotMatch(fixed.applied ?? "", /^error/);
+  });
+
   test("a component two pages use: both pages, the error with its file:line, then resolved", async () => {
     try {
       edit(COMPONENT, (text) =>
