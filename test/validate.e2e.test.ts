@@ -76,6 +76,8 @@ interface Fault {
   where: RegExp;
   /** A finding of `tool` at `where` names this file and the last line that holds `text`. */
   source?: { lang: "fr" | "en"; slug: string; text: string };
+  /** A finding of `tool` at `where` names exactly this source (a component's file:line). */
+  sourceFile?: string;
   /**
    * The faults a run makes together: "built", FAIL faults the browser sees on the build (which
    * succeeds); "build", a fault that fails the build (the browser would look at the dev server
@@ -118,6 +120,8 @@ const FAULTS: Fault[] = [
     verdict: "FAIL",
     tool: "blog_browser_crawl",
     where: /^\/en\/articles\/orphan-dev-servers\//,
+    // The build inlines the component's small script into the article's HTML: mapped back to its line.
+    sourceFile: "src/components/Broken.astro:3",
     run: "built",
   },
   {
@@ -237,6 +241,12 @@ async function assertFaults(t: TestContext, copy: BlogCopy, faults: Fault[], run
         found.some((f) => f.severity === severity),
         `no ${severity} from ${fault.tool} at ${fault.where}:\n${summary}`,
       );
+      if (fault.sourceFile) {
+        assert.ok(
+          found.some((f) => f.file === fault.sourceFile),
+          `no finding from ${fault.tool} at ${fault.where} with the source ${fault.sourceFile}:\n${summary}`,
+        );
+      }
       if (fault.source) {
         const expected = expectedSource(copy, fault.source);
         assert.ok(

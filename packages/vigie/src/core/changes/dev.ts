@@ -133,14 +133,22 @@ export async function ask(origin: string, since: number, signal?: AbortSignal): 
  * 2 s), and once it has told its browsers what the last change did (at most 1.5 s more).
  */
 export function waitForServer(project: Project, origin: string, baseline: DevBaseline, signal?: AbortSignal): Promise<DevAnswer> {
-  return waitForSaved(origin, savedSince(project, baseline.lookedAt), baseline.seq, signal);
+  const { files, folders } = savedSince(project, baseline.lookedAt);
+  return waitForSaved(origin, files, baseline.seq, signal, folders);
 }
 
-/** The server's answer after `since` once its watcher has seen each of `saved` and the last change applied (bounded waits). */
-async function waitForSaved(origin: string, saved: string[], since: number, signal?: AbortSignal): Promise<DevAnswer> {
+/**
+ * The server's answer after `since` once its watcher has seen each of `saved`, a change in each
+ * of `folders` (a file deleted or renamed there: its folder changed), and the last change applied
+ * (bounded waits).
+ */
+async function waitForSaved(origin: string, saved: string[], since: number, signal?: AbortSignal, folders: string[] = []): Promise<DevAnswer> {
   const watchBy = Date.now() + WATCH_WAIT_MS;
   let answer = await ask(origin, since, signal);
-  while (saved.some((file) => !answer.changed.includes(file)) && Date.now() < watchBy) {
+  const unseen = () =>
+    saved.some((file) => !answer.changed.includes(file)) ||
+    folders.some((folder) => !answer.changed.some((file) => file.startsWith(`${folder}/`)));
+  while (unseen() && Date.now() < watchBy) {
     await sleep(POLL_MS);
     answer = await ask(origin, since, signal);
   }
@@ -169,9 +177,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const SKIPPED = new Set(["node_modules", ".git", ".astro", ".opencode", "dist", ".vercel", ".netlify"]);
 
-/** Files under src/ (and public/) saved after `since`, relative to the root. */
-function savedSince(project: Project, since: number): string[] {
-  const found: string[] = [];
+/**
+ * Files under src/ saved after `since`, and the folders whose entries changed then (a file added,
+ * deleted or renamed), relative to the root.
+ */
+function savedSince(project: Project, since: number): { files: string[]; folders: string[] } {
+  const files: string[] = [];
+  const folders: string[] = [];
+  const rel = (path: string) => relative(project.root, path).split(sep).join("/");
   const walk = (dir: string) => {
     let entries: import("node:fs").Dirent[];
     try {
@@ -182,14 +195,17 @@ function savedSince(project: Project, since: number): string[] {
     for (const entry of entries) {
       if (SKIPPED.has(entry.name)) continue;
       const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.isFile() && (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) > since) {
-        found.push(relative(project.root, path).split(sep).join("/"));
-      }
+      const changed = (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) > since;
+      if (entry.isDirectory()) {
+        if (changed) folders.push(rel(path));
+        walk(path);
+      } else if (entry.isFile() && changed) files.push(rel(path));
     }
   };
   walk(join(project.root, "src"));
-  return found.slice(0, 50);
+  // A folder where a file was only added: that file is among the saved ones and stands for it.
+  const added = (folder: string) => files.some((file) => file.startsWith(`${folder}/`) && !file.slice(folder.length + 1).includes("/"));
+  return { files: files.slice(0, 50), folders: folders.filter((folder) => !added(folder)).slice(0, 20) };
 }
 
 /**

@@ -26,12 +26,14 @@ import {
   warmChecker,
   writeDevBaseline,
 } from "../changes/dev.ts";
+import { importersOf, missingModule } from "../changes/missingImport.ts";
 import { pagesReached } from "../changes/reach.ts";
 import type { VigieConfig } from "../config.ts";
 import { readDevServerRecord } from "../devServer/index.ts";
 import { logSize } from "../devServer/log.ts";
 import { readDevPort } from "../devServer/status.ts";
 import { StepError } from "../nextStep.ts";
+import type { Project } from "../project.ts";
 import { crawlSitePages } from "./pages.ts";
 
 export interface PageDelta {
@@ -110,6 +112,7 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
     const pages = pagesReached(project, [error.file], answer.reached, answer.routes, paths).reached;
     for (const path of pages) now.get(path)?.push(contentFault(error));
   }
+  const missing = locateMissingImports(site.project, now);
   for (const path of toCheck) {
     const faults = now.get(path);
     if (!faults) continue;
@@ -130,7 +133,8 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
     message: refused.message,
     file: refused.source,
   };
-  const applied = later.last?.kind === "error" ? later.last : (compileError ?? contentError ?? answer.last);
+  const told = later.last?.kind === "error" ? later.last : (compileError ?? contentError ?? answer.last);
+  const applied = told?.kind === "error" && missing ? { ...told, ...missing } : told;
   const seq = later.changed.length ? answer.seq : later.seq;
   baseline = { ...baseline, seq, lookedAt: started, logAt: content.end, pending: wanted.filter((path) => !done.has(path)) };
   writeDevBaseline(project, baseline);
@@ -193,6 +197,29 @@ function kept(fault: PageFault): KeptFault {
     item: faultItem(said),
     ...(server ? { serverError: { message: said.message, ...(file ? { file } : {}) } } : {}),
   };
+}
+
+/**
+ * A module the pages import that is gone (a file deleted or renamed): each such server error is
+ * located at the line that imports it, and said once for the edit.
+ */
+function locateMissingImports(project: Project, pages: Map<string, KeptFault[]>): Pick<AppliedEvent, "message" | "file"> | undefined {
+  const importers = new Map<string, string[]>();
+  let said: Pick<AppliedEvent, "message" | "file"> | undefined;
+  for (const faults of pages.values()) {
+    for (const [index, fault] of faults.entries()) {
+      const gone = fault.serverError && missingModule(fault.serverError.message);
+      if (!gone || existsSync(join(project.root, gone.path))) continue;
+      if (!importers.has(gone.path)) importers.set(gone.path, importersOf(project, gone.path));
+      const at = importers.get(gone.path) ?? [];
+      if (!at[0]) continue;
+      const also = at.length > 1 ? `; also imported at ${at.slice(1).join(", ")}` : "";
+      const message = `${gone.path} is imported but does not exist (deleted or renamed)${also}`;
+      faults[index] = { ...fault, item: { message: message.slice(0, 300), source: at[0] } };
+      said ??= { message, file: at[0] };
+    }
+  }
+  return said;
 }
 
 /** A content entry the loaders refused, as a fault of the pages it reaches: they still show its last valid data. */

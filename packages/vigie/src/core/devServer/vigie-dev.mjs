@@ -305,7 +305,9 @@ function errorOf(err, rel) {
   if (!err) return { message: "unknown error" };
   const file = err.loc?.file ?? err.id;
   const where = file ? `${rel(String(file).split("?")[0])}${err.loc?.line ? `:${err.loc.line}` : ""}` : undefined;
-  return { message: firstLine(err.message ?? err, 300), ...(where ? { file: where } : {}) };
+  // Astro's messages carry the overlay's markup ("Could not import <code>/src/X.astro</code>").
+  const message = firstLine(String(err.message ?? err).replace(/<\/?code>/g, "`"), 300);
+  return { message, ...(where ? { file: where } : {}) };
 }
 
 /**

@@ -4,7 +4,7 @@
 // and the new fault with its source; after the edit is undone, the fault is "resolved".
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Answer } from "../../../src/core/answer.ts";
@@ -224,6 +224,39 @@ describe("blog_dev_changes on the blog's dev server", { timeout: 900_000 }, () =
     const after = await changes();
     assert.deepEqual(after.changed, [COMPONENT]);
     assert.equal(after.pages, undefined, JSON.stringify(after));
+  });
+
+  // Before the layout's test, which ends on a new baseline: the pages this leaves pending are forgotten there.
+  test("a component deleted that the articles' view imports: the pages, the import's file:line, then resolved", async () => {
+    const DELETED = "src/components/Terminal.astro";
+    const text = readFileSync(join(copy.root, DELETED), "utf8");
+    const view = readFileSync(join(copy.root, "src/views/ArticleView.astro"), "utf8").split("\n");
+    const importLine = view.findIndex((line) => /from "\.\.\/components\/Terminal\.astro"/.test(line)) + 1;
+    assert.ok(importLine > 0);
+    try {
+      rmSync(join(copy.root, DELETED));
+      const broken = await changes();
+      assert.deepEqual(broken.changed, [DELETED]);
+      const at = `src/views/ArticleView.astro:${importLine}`;
+      assert.match(
+        broken.applied ?? "",
+        new RegExp(`^error: ${DELETED.replaceAll(".", "\\.")} is imported but does not exist.*\\(${at}\\)`),
+        JSON.stringify(broken),
+      );
+      assert.ok((broken.pages ?? []).length >= 2, JSON.stringify(broken));
+      for (const entry of broken.pages ?? []) {
+        // The page's error, at the import; not the browser's failure of the same document again.
+        assert.deepEqual(entry.new, [{ message: `${DELETED} is imported but does not exist (deleted or renamed)`, source: at }]);
+      }
+      console.log(`deleted import: ${bytes(broken)} bytes, ${broken.ms} ms`);
+    } finally {
+      writeFileSync(join(copy.root, DELETED), text);
+    }
+    const fixed = await changes();
+    assert.ok(
+      (fixed.pages ?? []).every((entry) => entry.resolved?.length && !entry.new),
+      JSON.stringify(fixed),
+    );
   });
 
   test("the layout reaches every page: CHANGED_PAGE_LIMIT checked, the rest named, then resolved on the pages asked", async () => {

@@ -139,6 +139,9 @@ function recordNetwork(page: Page, action: () => number | undefined) {
     for (const [url, at] of aborted) {
       if (at < navigations && failed.get(url)?.reason === "net::ERR_ABORTED") failed.delete(url);
     }
+    // A page that answered an error status: its status is the fault, the browser's failure of that same document says it again.
+    for (const [url, entry] of failed)
+      if (entry.type === "document" && entry.status === undefined && documents.has(url)) failed.delete(url);
     return failed;
   };
   return {
