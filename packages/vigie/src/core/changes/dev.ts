@@ -142,7 +142,13 @@ export function waitForServer(project: Project, origin: string, baseline: DevBas
  * of `folders` (a file deleted or renamed there: its folder changed), and the last change applied
  * (bounded waits).
  */
-async function waitForSaved(origin: string, saved: string[], since: number, signal?: AbortSignal, folders: string[] = []): Promise<DevAnswer> {
+async function waitForSaved(
+  origin: string,
+  saved: string[],
+  since: number,
+  signal?: AbortSignal,
+  folders: string[] = [],
+): Promise<DevAnswer> {
   const watchBy = Date.now() + WATCH_WAIT_MS;
   let answer = await ask(origin, since, signal);
   const unseen = () =>
