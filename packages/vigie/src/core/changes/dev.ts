@@ -9,7 +9,8 @@ import type { FaultItem } from "../browser/page/faultView.ts";
 import { DEV_CHANGES_ROUTE, DEV_CONFIG } from "../devServer/devConfig.ts";
 import type { DevChangesAnswer as DevAnswer, DevEvent, DevTypesAnswer } from "../devServer/devProtocol.ts";
 import { readDevServerRecord } from "../devServer/index.ts";
-import { inspect } from "../devServer/state.ts";
+import { logSize, readRange, toLines } from "../devServer/log.ts";
+import { files, inspect } from "../devServer/state.ts";
 import { readDevPort } from "../devServer/status.ts";
 import { StepError } from "../nextStep.ts";
 import type { Project } from "../project.ts";
@@ -19,6 +20,8 @@ import { readBaseline, writeBaseline } from "./baseline.ts";
 const WATCH_WAIT_MS = 2000;
 /** How long it waits, after the last change, for the server to tell its browsers (HMR, reload, error). */
 const APPLY_WAIT_MS = 1500;
+/** How long it waits for the server to come back after a change of its config. */
+const RESTART_WAIT_MS = 20_000;
 const POLL_MS = 50;
 
 export type { DevAnswer, DevEvent };
@@ -132,9 +135,24 @@ export async function ask(origin: string, since: number, signal?: AbortSignal): 
  * The server's answer once its watcher has seen every file saved since the last look (at most
  * 2 s), and once it has told its browsers what the last change did (at most 1.5 s more).
  */
-export function waitForServer(project: Project, origin: string, baseline: DevBaseline, signal?: AbortSignal): Promise<DevAnswer> {
+export async function waitForServer(project: Project, origin: string, baseline: DevBaseline, signal?: AbortSignal): Promise<DevAnswer> {
   const { files, folders } = savedSince(project, baseline.lookedAt);
-  return waitForSaved(origin, files, baseline.seq, signal, folders);
+  const answer = await waitForSaved(origin, files, baseline.seq, signal, folders);
+  const from = baseline.logAt ?? logSize(project);
+  return answer.changed.some(isConfigFile)
+    ? untilRestarted(origin, baseline.seq, answer, () => configError(project, from) !== undefined, signal)
+    : answer;
+}
+
+/** The error the server logged (from byte `from` of its log on) when it could not load its changed config. */
+export function configError(project: Project, from: number): string | undefined {
+  const size = logSize(project);
+  const lines = toLines(readRange(files.log(project), from <= size ? from : 0, size).text);
+  const refused = lines.find((line) => /\[ERROR\]\s+\[config\]/.test(line));
+  if (refused) return refused.replace(/^.*?\[ERROR\]\s+\[config\]\s*/, "");
+  return lines.some((line) => /Continuing with previous valid configuration/.test(line))
+    ? "the changed config could not be loaded"
+    : undefined;
 }
 
 /**
@@ -150,20 +168,59 @@ async function waitForSaved(
   folders: string[] = [],
 ): Promise<DevAnswer> {
   const watchBy = Date.now() + WATCH_WAIT_MS;
-  let answer = await ask(origin, since, signal);
+  let answer = await askThroughRestart(origin, since, signal);
   const unseen = () =>
     saved.some((file) => !answer.changed.includes(file)) ||
     folders.some((folder) => !answer.changed.some((file) => file.startsWith(`${folder}/`)));
   while (unseen() && Date.now() < watchBy) {
     await sleep(POLL_MS);
-    answer = await ask(origin, since, signal);
+    answer = await askThroughRestart(origin, since, signal);
   }
   const applyBy = Date.now() + APPLY_WAIT_MS;
   while (answer.changed.length && (answer.last?.seq ?? 0) < answer.lastChangeSeq && Date.now() < applyBy) {
     await sleep(POLL_MS);
-    answer = await ask(origin, since, signal);
+    answer = await askThroughRestart(origin, since, signal);
   }
   return answer;
+}
+
+/**
+ * The server's answer; while it does not answer (it restarts when its config changed: it closes
+ * and listens again within seconds), asked again for at most RESTART_WAIT_MS.
+ */
+async function askThroughRestart(origin: string, since: number, signal?: AbortSignal): Promise<DevAnswer> {
+  const by = Date.now() + RESTART_WAIT_MS;
+  for (;;) {
+    try {
+      return await ask(origin, since, signal);
+    } catch (error) {
+      if (!(error instanceof StepError && error.next === "dev-no-answer") || Date.now() > by || signal?.aborted) throw error;
+      await sleep(4 * POLL_MS);
+    }
+  }
+}
+
+/** The project's Astro config: a change restarts the dev server. */
+export const isConfigFile = (file: string) => /^astro\.config\.[cm]?[jt]s$/.test(file);
+
+/**
+ * After a config change, the answer once the server came back from its restart (at most
+ * RESTART_WAIT_MS; it does not answer while it restarts), or the last one it gave when it did not.
+ */
+async function untilRestarted(
+  origin: string,
+  since: number,
+  answer: DevAnswer,
+  failed: () => boolean,
+  signal?: AbortSignal,
+): Promise<DevAnswer> {
+  const by = Date.now() + RESTART_WAIT_MS;
+  let last = answer;
+  while (!(last.last?.kind === "restarted" && last.last.seq > last.lastChangeSeq) && !failed() && Date.now() < by && !signal?.aborted) {
+    await sleep(4 * POLL_MS);
+    last = await ask(origin, since, signal).catch(() => last);
+  }
+  return last;
 }
 
 /**
@@ -209,6 +266,9 @@ function savedSince(project: Project, since: number): { files: string[]; folders
     }
   };
   walk(join(project.root, "src"));
+  for (const name of readdirSync(project.root)) {
+    if (isConfigFile(name) && (statSync(join(project.root, name), { throwIfNoEntry: false })?.mtimeMs ?? 0) > since) files.push(name);
+  }
   // A folder where a file was only added: that file is among the saved ones and stands for it.
   const added = (folder: string) => files.some((file) => file.startsWith(`${folder}/`) && !file.slice(folder.length + 1).includes("/"));
   return { files: files.slice(0, 50), folders: folders.filter((folder) => !added(folder)).slice(0, 20) };

@@ -16,8 +16,10 @@ import { type ContentError, contentErrorsSince } from "../changes/contentErrors.
 import {
   type AppliedEvent,
   ask,
+  configError,
   type DevAnswer,
   type DevBaseline,
+  isConfigFile,
   type KeptFault,
   readDevBaseline,
   type TypeErrors,
@@ -30,7 +32,7 @@ import { importersOf, missingModule } from "../changes/missingImport.ts";
 import { pagesReached } from "../changes/reach.ts";
 import type { VigieConfig } from "../config.ts";
 import { readDevServerRecord } from "../devServer/index.ts";
-import { logSize } from "../devServer/log.ts";
+import { firstErrorSince, logSize } from "../devServer/log.ts";
 import { readDevPort } from "../devServer/status.ts";
 import { StepError } from "../nextStep.ts";
 import type { Project } from "../project.ts";
@@ -91,20 +93,9 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   const answer = await waitForServer(project, origin, baseline, options.signal);
   const paths = Object.keys(baseline.pages);
   answer.changed = answer.changed.filter((file) => existsSync(join(project.root, file)) || answer.reached[file]?.pages.length);
-  const { reached, unused, byEntry } = pagesReached(project, answer.changed, answer.reached, answer.routes, paths);
-  const wanted = [...new Set([...reached, ...baseline.pending])];
-  const limit = options.limit ?? CHANGED_PAGE_LIMIT;
-  // The pages a new edit reaches come first, chosen as every "changed" chooses them; an earlier
-  // edit's pending pages are checked when a call reaches nothing new, or named.
-  const toCheck = options.pages?.length
-    ? wanted.filter((path) => options.pages?.includes(path)).slice(0, limit)
-    : reached.length
-      ? chooseLoaded(reached, byEntry, answer.routes, limit)
-      : wanted.slice(0, limit);
+  const { reached, unused, toCheck, wanted } = choosePages(project, answer, baseline, paths, options);
   // The type check runs in the server while the pages are checked.
   const types = typeErrors(origin, answer.changed, options.signal);
-  const checked: PageDelta[] = [];
-  let compileError: AppliedEvent | undefined;
   const now = await checkPages(site, origin, toCheck, options);
   // An entry the content loaders refused keeps its old data on its pages: the error is the page's fault.
   const content = contentErrorsSince(project, baseline.logAt ?? logSize(project), answer.changed);
@@ -112,29 +103,18 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
     const pages = pagesReached(project, [error.file], answer.reached, answer.routes, paths).reached;
     for (const path of pages) now.get(path)?.push(contentFault(error));
   }
-  const missing = locateMissingImports(site.project, now);
-  for (const path of toCheck) {
-    const faults = now.get(path);
-    if (!faults) continue;
-    const had = new Set((baseline.pages[path] ?? []).map((fault) => fault.key));
-    // A new server error whose source is a changed file: the edit did not compile (or throws as it renders).
-    const error = faults.find((fault) => fault.serverError && !had.has(fault.key) && fromChanged(fault.serverError.file, answer.changed));
-    if (!compileError && error?.serverError) compileError = { seq: answer.seq, kind: "error", ...error.serverError };
-    checked.push(delta(path, baseline.pages[path] ?? [], faults));
-    baseline.pages[path] = faults;
-  }
+  const missing = locateMissingImports(project, now);
+  const { checked, compileError } = compare(baseline, toCheck, now, answer);
   const done = new Set(checked.map((page) => page.path));
   // A compile error reaches the browsers when a page is rendered: asked again after the checks.
   const later = await ask(origin, answer.seq, options.signal);
-  const refused = content.errors[0];
-  const contentError: AppliedEvent | undefined = refused && {
-    seq: answer.seq,
-    kind: "error",
-    message: refused.message,
-    file: refused.source,
-  };
-  const told = later.last?.kind === "error" ? later.last : (compileError ?? contentError ?? answer.last);
-  const applied = told?.kind === "error" && missing ? { ...told, ...missing } : told;
+  const config = answer.changed.find(isConfigFile);
+  const applied = appliedOf({
+    told: later.last?.kind === "error" ? later.last : (compileError ?? contentEvent(answer, content.errors[0]) ?? answer.last),
+    answer,
+    ...(missing ? { missing } : {}),
+    ...(config ? { restart: restartOf(project, answer, config, baseline.logAt) } : {}),
+  });
   const seq = later.changed.length ? answer.seq : later.seq;
   baseline = { ...baseline, seq, lookedAt: started, logAt: content.end, pending: wanted.filter((path) => !done.has(path)) };
   writeDevBaseline(project, baseline);
@@ -148,6 +128,61 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
     ...((await types) ?? {}),
     ms: Date.now() - started,
   };
+}
+
+/**
+ * The pages a look checks: those the change reaches first, chosen as every "changed" chooses them
+ * (the config reaches every page: the server restarted with it), then an earlier look's pending ones.
+ */
+function choosePages(project: Project, answer: DevAnswer, baseline: DevBaseline, paths: string[], options: DevChangesOptions) {
+  const graph = pagesReached(project, answer.changed, answer.reached, answer.routes, paths);
+  const reached = answer.changed.some(isConfigFile) ? paths : graph.reached;
+  const unused = graph.unused.filter((file) => !isConfigFile(file));
+  const wanted = [...new Set([...reached, ...baseline.pending])];
+  const limit = options.limit ?? CHANGED_PAGE_LIMIT;
+  const toCheck = options.pages?.length
+    ? wanted.filter((path) => options.pages?.includes(path)).slice(0, limit)
+    : reached.length
+      ? chooseLoaded(reached, graph.byEntry, answer.routes, limit)
+      : wanted.slice(0, limit);
+  return { reached, unused, toCheck, wanted };
+}
+
+/** Each page checked against its last look (the baseline updated with it), and the compile error a changed file caused. */
+function compare(baseline: DevBaseline, toCheck: string[], now: Map<string, KeptFault[]>, answer: DevAnswer) {
+  const checked: PageDelta[] = [];
+  let compileError: AppliedEvent | undefined;
+  for (const path of toCheck) {
+    const faults = now.get(path);
+    if (!faults) continue;
+    const had = new Set((baseline.pages[path] ?? []).map((fault) => fault.key));
+    // A new server error whose source is a changed file: the edit did not compile (or throws as it renders).
+    const error = faults.find((fault) => fault.serverError && !had.has(fault.key) && fromChanged(fault.serverError.file, answer.changed));
+    if (!compileError && error?.serverError) compileError = { seq: answer.seq, kind: "error", ...error.serverError };
+    checked.push(delta(path, baseline.pages[path] ?? [], faults));
+    baseline.pages[path] = faults;
+  }
+  return { checked, compileError };
+}
+
+const contentEvent = (answer: DevAnswer, refused: ContentError | undefined): AppliedEvent | undefined =>
+  refused && { seq: answer.seq, kind: "error", message: refused.message, file: refused.source };
+
+/**
+ * What the edit did, said once: a file imported but gone (the server told its browsers no error),
+ * a config the server could not restart with, the error it told, else the restart or its last word.
+ */
+function appliedOf(said: {
+  told: AppliedEvent | undefined;
+  answer: DevAnswer;
+  missing?: Pick<AppliedEvent, "message" | "file">;
+  restart?: AppliedEvent;
+}): AppliedEvent | undefined {
+  const { told, answer, missing, restart } = said;
+  if (missing) return { seq: told?.seq ?? answer.seq, kind: "error", ...missing };
+  if (restart?.kind === "error") return restart;
+  if (told?.kind === "error") return told;
+  return restart ?? told;
 }
 
 /** Every page of the site, checked as the crawl checks it: the faults each has now. */
@@ -197,6 +232,17 @@ function kept(fault: PageFault): KeptFault {
     item: faultItem(said),
     ...(server ? { serverError: { message: said.message, ...(file ? { file } : {}) } } : {}),
   };
+}
+
+/**
+ * What a change of the config did: the server restarted with it, or it did not come back (the
+ * first error it logged since the last look, at the config).
+ */
+function restartOf(project: Project, answer: DevAnswer, config: string, logAt: number | undefined): AppliedEvent {
+  if (answer.last?.kind === "restarted" && answer.last.seq > answer.lastChangeSeq) return answer.last;
+  const error = configError(project, logAt ?? logSize(project)) ?? firstErrorSince(project, logAt ?? logSize(project));
+  const message = `the dev server did not restart with the changed config (it runs with the previous one)${error ? `: ${error}` : ""}`;
+  return { seq: answer.seq, kind: "error", message: message.slice(0, 300), file: config };
 }
 
 /**

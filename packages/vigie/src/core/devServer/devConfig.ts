@@ -20,11 +20,16 @@ const INTEGRATION =
   ) ?? new URL("./vigie-dev.mjs", import.meta.url);
 
 function wrapper(configFile: string | undefined): string {
-  const user = configFile ? `import userConfig from "../../${configFile}";\n` : "const userConfig = {};\n";
+  // Loaded afresh at each load of the wrapper (Astro loads it again when the config changes): a
+  // static import would be the first version, from the runtime's module cache, whatever the edits.
+  const user = configFile
+    ? `const userConfig = (await import(/* @vite-ignore */ \`../../${configFile}?t=\${Date.now()}\`)).default ?? {};\n`
+    : "const userConfig = {};\n";
   return `// Written by vigie at each dev server start: the project's config, untouched, plus vigie's dev integration.
-${user}import vigieDev from "./vigie-dev.mjs";
+import vigieDev from "./vigie-dev.mjs";
 
-const withVigie = (config) => ({ ...config, integrations: [...(config?.integrations ?? []), vigieDev()] });
+${user}
+const withVigie = (config) => ({ ...config, integrations: [...(config?.integrations ?? []), vigieDev(${configFile ? JSON.stringify({ configFile }) : ""})] });
 
 export default typeof userConfig === "function" ? async (...args) => withVigie(await userConfig(...args)) : withVigie(userConfig);
 `;

@@ -35,7 +35,8 @@ export interface DevEvent {
   seq: number;
   /** When it was told (ms since the epoch). */
   at: number;
-  kind: "hmr" | "full-reload" | "error";
+  /** restarted: the server was made again in its process (its config changed). */
+  kind: "hmr" | "full-reload" | "error" | "restarted";
   /** hmr: the first files updated. */
   files?: string[];
   /** full-reload: the page reloaded, when one is named. */

@@ -34,18 +34,25 @@ const CONTENT = /\.(md|mdx|markdown|mdoc|json|ya?ml|toml|csv)$/i;
  * @property {Set<string>} rendered
  * @property {DevEvent | undefined} last
  * @property {(file: string) => string} rel
+ * @property {number} [servers] how many servers this process made (more than one: it restarted)
  */
 
-export default function vigieDev() {
+/**
+ * @param {{ configFile?: string }} [options] the project's own config, relative to the root: the
+ * server starts from vigie's wrapper, so the project's config is watched for it (a change restarts
+ * the server, as under `astro dev`).
+ */
+export default function vigieDev(options = {}) {
   /** @type {DevState} */
   const state = { root: process.cwd(), srcDir: "", pagesDir: "", routes: [] };
   return {
     name: "vigie-dev",
     hooks: {
-      "astro:config:setup": ({ config, updateConfig }) => {
+      "astro:config:setup": ({ config, updateConfig, addWatchFile, command }) => {
         state.root = fileURLToPath(config.root);
         state.srcDir = fileURLToPath(config.srcDir);
         state.pagesDir = fileURLToPath(new URL("pages/", config.srcDir));
+        if (options.configFile && command === "dev") addWatchFile(new URL(options.configFile, config.root));
         updateConfig({ vite: { plugins: [vigieDevPlugin(state)] } });
       },
       "astro:routes:resolved": ({ routes }) => {
@@ -70,20 +77,32 @@ function devRoute(route) {
   };
 }
 
+/**
+ * What the server has seen, kept by the process: Astro restarts its server in the same process
+ * when the config changes, and the changes, their numbers and the pages rendered go on.
+ * @param {DevState} state
+ * @returns {Seen}
+ */
+function processSeen(state) {
+  const kept = /** @type {{ __vigieDevSeen?: Seen }} */ (globalThis);
+  kept.__vigieDevSeen ??= { seq: 0, changes: [], rendered: new Set(), last: undefined, rel: (file) => file };
+  kept.__vigieDevSeen.rel = (file) => relative(state.root, file).split(sep).join("/");
+  return kept.__vigieDevSeen;
+}
+
 /** @param {DevState} state */
 function vigieDevPlugin(state) {
-  /** @type {Seen} */
-  const seen = {
-    seq: 0,
-    changes: [],
-    rendered: new Set(),
-    last: undefined,
-    rel: (file) => relative(state.root, file).split(sep).join("/"),
-  };
+  const seen = processSeen(state);
   return {
     name: "vigie-dev",
     apply: "serve",
     configureServer(server) {
+      // A server made again in this process: the config changed and it restarted with it.
+      if (seen.servers) {
+        seen.seq += 1;
+        seen.last = { seq: seen.seq, at: Date.now(), kind: "restarted" };
+      }
+      seen.servers = (seen.servers ?? 0) + 1;
       watchChanges(server, seen);
       // What the browsers are told: an HMR update, a full reload, or an error for the overlay.
       watchSend(server.ws, seen);
@@ -304,7 +323,10 @@ async function typeErrors(state, files, rel) {
 function errorOf(err, rel) {
   if (!err) return { message: "unknown error" };
   const file = err.loc?.file ?? err.id;
-  const where = file ? `${rel(String(file).split("?")[0])}${err.loc?.line ? `:${err.loc.line}` : ""}` : undefined;
+  const path = file ? rel(String(file).split("?")[0]) : undefined;
+  // A place in a dependency or outside the project (Vite's module runner) is not where the fault is.
+  const own = path && !path.startsWith("..") && !path.startsWith("/") && !/(^|\/)node_modules\//.test(path);
+  const where = own ? `${path}${err.loc?.line ? `:${err.loc.line}` : ""}` : undefined;
   // Astro's messages carry the overlay's markup ("Could not import <code>/src/X.astro</code>").
   const message = firstLine(String(err.message ?? err).replace(/<\/?code>/g, "`"), 300);
   return { message, ...(where ? { file: where } : {}) };

@@ -246,7 +246,8 @@ describe("blog_dev_changes on the blog's dev server", { timeout: 900_000 }, () =
       assert.ok((broken.pages ?? []).length >= 2, JSON.stringify(broken));
       for (const entry of broken.pages ?? []) {
         // The page's error, at the import; not the browser's failure of the same document again.
-        assert.deepEqual(entry.new, [{ message: `${DELETED} is imported but does not exist (deleted or renamed)`, source: at }]);
+        assert.deepEqual(entry.new?.[0], { message: `${DELETED} is imported but does not exist (deleted or renamed)`, source: at });
+        assert.doesNotMatch(JSON.stringify(entry.new), /net::ERR_/, JSON.stringify(entry));
       }
       console.log(`deleted import: ${bytes(broken)} bytes, ${broken.ms} ms`);
     } finally {
@@ -257,6 +258,32 @@ describe("blog_dev_changes on the blog's dev server", { timeout: 900_000 }, () =
       (fixed.pages ?? []).every((entry) => entry.resolved?.length && !entry.new),
       JSON.stringify(fixed),
     );
+  });
+
+  test("the config changed: the server restarts with it and pages are checked; a config that throws: said, then resolved", async () => {
+    const CONFIG = "astro.config.mjs";
+    try {
+      edit(CONFIG, (text) => text.replace('site: "https://vigie.dev",', 'site: "https://vigie.dev",\n  compressHTML: false,'));
+      const restarted = await changes();
+      assert.deepEqual(restarted.changed, [CONFIG], JSON.stringify(restarted));
+      assert.equal(restarted.applied, "restarted", JSON.stringify(restarted));
+      assert.ok((restarted.reached ?? 0) >= 40, JSON.stringify(restarted));
+      assert.equal(restarted.pages, undefined, JSON.stringify(restarted));
+      edit(CONFIG, (text) =>
+        text.replace("export default defineConfig(", 'throw new Error("config broken on purpose");\nexport default defineConfig('),
+      );
+      const broken = await changes();
+      assert.match(
+        broken.applied ?? "",
+        /^error: the dev server did not restart with the changed config \(it runs with the previous one\): .*config broken on purpose.*\(astro\.config\.mjs\)$/,
+        JSON.stringify(broken),
+      );
+      console.log(`config: restarted in ${restarted.ms} ms; broken said in ${broken.ms} ms`);
+    } finally {
+      undo(CONFIG);
+    }
+    const fixed = await changes();
+    assert.equal(fixed.applied, "restarted", JSON.stringify(fixed));
   });
 
   test("the layout reaches every page: CHANGED_PAGE_LIMIT checked, the rest named, then resolved on the pages asked", async () => {

@@ -110,6 +110,7 @@ function recordNetwork(page: Page, action: () => number | undefined) {
     // A prefetch the page dropped (`<ClientRouter />` prefetches on hover, and a click cancels it).
     if (request.headers()["sec-purpose"]?.includes("prefetch") && request.failure()?.errorText === "net::ERR_ABORTED") return;
     const reason = request.failure()?.errorText ?? "failed";
+    if (mainDocumentGivenUp(page, request, reason)) return;
     if (reason === "net::ERR_ABORTED" && !request.isNavigationRequest()) aborted.set(request.url(), issuedIn.get(request) ?? navigations);
     const at = action();
     if (!failed.has(request.url()))
@@ -133,17 +134,7 @@ function recordNetwork(page: Page, action: () => number | undefined) {
     });
   };
   /** The failed requests, but those the page cancelled by reloading. */
-  const failedRequests = () => {
-    // A request aborted before the page navigated again (Vite reloads a page when it
-    // discovers dependencies) was cancelled by the reload, not broken.
-    for (const [url, at] of aborted) {
-      if (at < navigations && failed.get(url)?.reason === "net::ERR_ABORTED") failed.delete(url);
-    }
-    // A page that answered an error status: its status is the fault, the browser's failure of that same document says it again.
-    for (const [url, entry] of failed)
-      if (entry.type === "document" && entry.status === undefined && documents.has(url)) failed.delete(url);
-    return failed;
-  };
+  const failedRequests = () => withoutRepeats(failed, aborted, navigations, documents);
   return {
     documents,
     answered,
@@ -157,6 +148,27 @@ function recordNetwork(page: Page, action: () => number | undefined) {
     onFailed,
     onResponse,
   };
+}
+
+/**
+ * A document of the main frame the browser gave up (a page that answered an error, a navigation
+ * another one replaced, a download): the page's own load says it failed, another page is checked on its own.
+ */
+const mainDocumentGivenUp = (page: Page, request: Request, reason: string) =>
+  reason === "net::ERR_ABORTED" && request.isNavigationRequest() && request.frame() === page.mainFrame();
+
+/** The failed requests, but those the page cancelled by reloading and the error documents said by their status. */
+function withoutRepeats(failed: Map<string, FailedRequest>, aborted: Map<string, number>, navigations: number, documents: Set<string>) {
+  // A request aborted before the page navigated again (Vite reloads a page when it
+  // discovers dependencies) was cancelled by the reload, not broken.
+  for (const [url, at] of aborted) {
+    if (at < navigations && failed.get(url)?.reason === "net::ERR_ABORTED") failed.delete(url);
+  }
+  // A page that answered an error status: its status is the fault, the browser's failure of that same document says it again.
+  for (const [url, entry] of failed) {
+    if (entry.type === "document" && entry.status === undefined && documents.has(url)) failed.delete(url);
+  }
+  return failed;
 }
 
 /** Starts collecting events on a page; `stop()` detaches and returns what was seen. */
