@@ -31,6 +31,7 @@ import {
 import { importersOf, missingModule } from "../changes/missingImport.ts";
 import { pagesReached } from "../changes/reach.ts";
 import type { VigieConfig } from "../config.ts";
+import type { RenderError } from "../devServer/devProtocol.ts";
 import { readDevServerRecord } from "../devServer/index.ts";
 import { firstErrorSince, logSize } from "../devServer/log.ts";
 import { readDevPort } from "../devServer/status.ts";
@@ -103,11 +104,15 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
     const pages = pagesReached(project, [error.file], answer.reached, answer.routes, paths).reached;
     for (const path of pages) now.get(path)?.push(contentFault(error));
   }
+  // A compile error reaches the browsers when a page is rendered: asked again after the checks.
+  const later = await ask(origin, answer.seq, options.signal);
+  for (const error of later.renderErrors ?? []) {
+    const faults = now.get(error.path) ?? now.get(error.path.endsWith("/") ? error.path.slice(0, -1) : `${error.path}/`);
+    if (faults && !faults.some((fault) => fault.key === renderFault(error).key)) faults.push(renderFault(error));
+  }
   const missing = locateMissingImports(project, now);
   const { checked, compileError } = compare(baseline, toCheck, now, answer);
   const done = new Set(checked.map((page) => page.path));
-  // A compile error reaches the browsers when a page is rendered: asked again after the checks.
-  const later = await ask(origin, answer.seq, options.signal);
   const config = answer.changed.find(isConfigFile);
   const applied = appliedOf({
     told: later.last?.kind === "error" ? later.last : (compileError ?? contentEvent(answer, content.errors[0]) ?? answer.last),
@@ -136,8 +141,10 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
  */
 function choosePages(project: Project, answer: DevAnswer, baseline: DevBaseline, paths: string[], options: DevChangesOptions) {
   const graph = pagesReached(project, answer.changed, answer.reached, answer.routes, paths);
-  const reached = answer.changed.some(isConfigFile) ? paths : graph.reached;
-  const unused = graph.unused.filter((file) => !isConfigFile(file));
+  const added = addedPages(answer, paths);
+  paths.push(...added.map((page) => page.path));
+  const reached = answer.changed.some(isConfigFile) ? paths : [...graph.reached, ...added.map((page) => page.path)];
+  const unused = graph.unused.filter((file) => !isConfigFile(file) && !added.some((page) => page.file === file));
   const wanted = [...new Set([...reached, ...baseline.pending])];
   const limit = options.limit ?? CHANGED_PAGE_LIMIT;
   const toCheck = options.pages?.length
@@ -146,6 +153,23 @@ function choosePages(project: Project, answer: DevAnswer, baseline: DevBaseline,
       ? chooseLoaded(reached, graph.byEntry, answer.routes, limit)
       : wanted.slice(0, limit);
   return { reached, unused, toCheck, wanted };
+}
+
+/**
+ * Pages added since the last look: a changed page component whose route has no parameter and is
+ * not among the pages known, at its URL path (written with a trailing slash as the known ones are).
+ */
+function addedPages(answer: DevAnswer, paths: string[]): { file: string; path: string }[] {
+  const slash = paths.filter((path) => path !== "/").every((path) => path.endsWith("/"));
+  const found: { file: string; path: string }[] = [];
+  for (const file of answer.changed) {
+    for (const route of answer.routes) {
+      if (route.entrypoint !== file || route.type !== "page" || route.params.length) continue;
+      const path = route.pattern === "/" || !slash ? route.pattern : `${route.pattern}/`;
+      if (!paths.includes(path)) found.push({ file, path });
+    }
+  }
+  return found;
 }
 
 /** Each page checked against its last look (the baseline updated with it), and the compile error a changed file caused. */
@@ -163,6 +187,16 @@ function compare(baseline: DevBaseline, toCheck: string[], now: Map<string, Kept
     baseline.pages[path] = faults;
   }
   return { checked, compileError };
+}
+
+/** An error the server logged as it rendered the page, after its 200 went out: the page is cut short. */
+function renderFault(error: RenderError): KeptFault {
+  const message = `the server's render failed after it answered 200 (the page is cut short): ${error.message}`;
+  return {
+    key: `render|||${error.message}`,
+    item: error.file ? { message: message.slice(0, 300), source: error.file } : message.slice(0, 300),
+    serverError: { message: error.message, ...(error.file ? { file: error.file } : {}) },
+  };
 }
 
 const contentEvent = (answer: DevAnswer, refused: ContentError | undefined): AppliedEvent | undefined =>

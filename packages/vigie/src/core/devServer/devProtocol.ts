@@ -58,7 +58,19 @@ export interface DevChangesAnswer {
   reached: Reached;
   /** The last event, when it came after `since`. */
   last?: DevEvent;
+  /** Errors the server logged while it rendered a page, after `since` (the page got a 200 cut short). */
+  renderErrors?: RenderError[];
   routes: DevRoute[];
+}
+
+/** An error the server logged while it rendered a page. */
+export interface RenderError {
+  seq: number;
+  /** The URL path of the request it was rendering. */
+  path: string;
+  message: string;
+  /** The first frame in the project, as file:line relative to the root. */
+  file?: string;
 }
 
 /** GET /__vigie/dev/reach?files=a,b: what the given files reach now. */

@@ -9,7 +9,9 @@
 // dependency: it runs inside the user's Astro.
 // Its answers are typed in devProtocol.ts, beside it in vigie (the client reads the same types);
 // test/core/devServer/devProtocol.test.ts type-checks this file against them through its JSDoc.
-/** @import { DevChangesAnswer, DevEvent, DevReachAnswer, DevRoute, DevTypesAnswer, FileReach, Reached } from "./devProtocol.ts" */
+/** @import { DevChangesAnswer, DevEvent, DevReachAnswer, DevRoute, DevTypesAnswer, FileReach, Reached, RenderError } from "./devProtocol.ts" */
+
+import { AsyncLocalStorage } from "node:async_hooks";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -35,6 +37,7 @@ const CONTENT = /\.(md|mdx|markdown|mdoc|json|ya?ml|toml|csv)$/i;
  * @property {DevEvent | undefined} last
  * @property {(file: string) => string} rel
  * @property {number} [servers] how many servers this process made (more than one: it restarted)
+ * @property {RenderError[]} [renderErrors] errors the server logged while it rendered a page
  */
 
 /**
@@ -175,7 +178,8 @@ function handle(server, state, seen, request, response, next) {
   }
   // The pages given files reach now (validate --changed: the files changed since a git ref).
   if (url.pathname === "/__vigie/dev/reach") return reply(response, reachAnswer(server, state, seen, files));
-  if (url.pathname !== "/__vigie/dev") return next();
+  // A page's render runs in the request's context: an error the server logs for it is noted with its path.
+  if (url.pathname !== "/__vigie/dev") return rendering(seen).run(url.pathname, next);
   reply(response, changesSince(server, state, seen, Number(url.searchParams.get("since") ?? 0) || 0));
 }
 
@@ -190,6 +194,51 @@ function reachAnswer(server, state, seen, files) {
   const reached = {};
   for (const file of files.slice(0, MAX_REACH)) reached[file] = pagesReached(server, state, join(state.root, file), seen.rel);
   return { reached, routes: state.routes, rendered: [...seen.rendered] };
+}
+
+/**
+ * The request each log line is written in: Astro streams a page's head with status 200 and logs
+ * the error its render meets afterwards ("[ERROR] …" and its stack, on stderr), so the browser
+ * gets a page cut short and no error. The process's stderr is watched once; an error line
+ * written while a page is rendered is noted with that page's path and the first frame in the project.
+ * @param {Seen} seen
+ * @returns {AsyncLocalStorage<string>}
+ */
+function rendering(seen) {
+  const kept = /** @type {{ __vigieRendering?: AsyncLocalStorage<string> }} */ (globalThis);
+  if (kept.__vigieRendering) return kept.__vigieRendering;
+  const store = new AsyncLocalStorage();
+  kept.__vigieRendering = store;
+  const write = process.stderr.write.bind(process.stderr);
+  process.stderr.write = /** @type {typeof process.stderr.write} */ (
+    (chunk, ...rest) => {
+      const path = store.getStore();
+      if (path) {
+        try {
+          const text = String(chunk).replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "");
+          const error = /\[ERROR\]\s+(?!\[)(.+)/.exec(text);
+          if (error?.[1]) {
+            const frame = [...text.matchAll(/\((\/[^()\s]+):(\d+):\d+\)|at (\/[^()\s]+):(\d+):\d+/g)]
+              .map((match) => ({ file: seen.rel(match[1] ?? match[3] ?? ""), line: match[2] ?? match[4] }))
+              .find((found) => !found.file.startsWith("..") && !found.file.includes("node_modules/"));
+            seen.seq += 1;
+            seen.renderErrors ??= [];
+            seen.renderErrors.push({
+              seq: seen.seq,
+              path,
+              message: error[1].trim().slice(0, 300),
+              ...(frame ? { file: `${frame.file}:${frame.line}` } : {}),
+            });
+            if (seen.renderErrors.length > 200) seen.renderErrors.shift();
+          }
+        } catch {
+          // never break the server's output for a note
+        }
+      }
+      return write(chunk, ...rest);
+    }
+  );
+  return store;
 }
 
 /**
@@ -210,6 +259,7 @@ function changesSince(server, state, seen, since) {
     changed,
     reached,
     ...(seen.last && seen.last.seq > since ? { last: seen.last } : {}),
+    renderErrors: (seen.renderErrors ?? []).filter((error) => error.seq > since).slice(-20),
     routes: state.routes,
   };
 }
@@ -328,8 +378,19 @@ function errorOf(err, rel) {
   const own = path && !path.startsWith("..") && !path.startsWith("/") && !/(^|\/)node_modules\//.test(path);
   const where = own ? `${path}${err.loc?.line ? `:${err.loc.line}` : ""}` : undefined;
   // Astro's messages carry the overlay's markup ("Could not import <code>/src/X.astro</code>").
-  const message = firstLine(String(err.message ?? err).replace(/<\/?code>/g, "`"), 300);
+  const message = firstLine(unescapeHtml(String(err.message ?? err).replace(/<\/?code>/g, "`")), 300);
   return { message, ...(where ? { file: where } : {}) };
+}
+
+/** The overlay's message as text: its HTML entities read. */
+function unescapeHtml(/** @type {string} */ text) {
+  const named = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+  return text.replace(/&(#\d+|#x[\da-f]+|amp|lt|gt|quot|apos);/gi, (whole, entity) => {
+    const lower = entity.toLowerCase();
+    if (lower.startsWith("#x")) return String.fromCodePoint(Number.parseInt(lower.slice(2), 16));
+    if (lower.startsWith("#")) return String.fromCodePoint(Number(lower.slice(1)));
+    return named[/** @type {keyof typeof named} */ (lower)] ?? whole;
+  });
 }
 
 /**

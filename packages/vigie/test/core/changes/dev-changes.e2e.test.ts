@@ -286,6 +286,37 @@ describe("blog_dev_changes on the blog's dev server", { timeout: 900_000 }, () =
     assert.equal(fixed.applied, "restarted", JSON.stringify(fixed));
   });
 
+  test("a page added: its route is checked; a render that fails after the 200 went out is the page's fault at its line", async () => {
+    const PAGE = "src/pages/nouvelle.astro";
+    const page = (props: string) =>
+      `---\nimport BaseLayout from "../layouts/BaseLayout.astro";\n---\n<BaseLayout title="Nouvelle" description="Une page nouvelle" lang="fr"${props}><h1>Nouvelle</h1></BaseLayout>\n`;
+    const layoutLine =
+      readFileSync(join(copy.root, LAYOUT), "utf8")
+        .split("\n")
+        .findIndex((line) => line.includes("alternates[other]")) + 1;
+    try {
+      // No alternates: the layout throws as it renders, after Astro streamed the page's first bytes with a 200.
+      writeFileSync(join(copy.root, PAGE), page(""));
+      const broken = await changes();
+      assert.deepEqual(broken.changed, [PAGE], JSON.stringify(broken));
+      assert.deepEqual(
+        broken.pages?.map((entry) => entry.path),
+        ["/nouvelle/"],
+        JSON.stringify(broken),
+      );
+      const fault = JSON.stringify(broken.pages?.[0]?.new);
+      assert.match(fault, /render failed after it answered 200.*Cannot read properties of undefined/, JSON.stringify(broken));
+      assert.match(fault, new RegExp(`"source":"${LAYOUT}:${layoutLine}"`), JSON.stringify(broken));
+      console.log(`page added: ${bytes(broken)} bytes, ${broken.ms} ms`);
+      writeFileSync(join(copy.root, PAGE), page(' alternates={{ fr: "/nouvelle/" }}'));
+      const fixed = await changes();
+      assert.match(JSON.stringify(fixed.pages?.[0]?.resolved), /render failed/, JSON.stringify(fixed));
+    } finally {
+      rmSync(join(copy.root, PAGE), { force: true });
+      await changes();
+    }
+  });
+
   test("the layout reaches every page: CHANGED_PAGE_LIMIT checked, the rest named, then resolved on the pages asked", async () => {
     let checked = "";
     let pending = "";
