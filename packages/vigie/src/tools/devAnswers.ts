@@ -234,6 +234,7 @@ export function changesAnswer(result: DevChangesResult): Answer {
       ? { applied: applied.kind === "error" ? `error: ${applied.message ?? ""}${applied.file ? ` (${applied.file})` : ""}` : applied.kind }
       : {}),
     ...(result.unused.length ? { unused: result.unused } : {}),
+    ...(result.instead ? { note: result.instead } : {}),
     reached: result.reached.length,
     ...(pages.length ? { pages } : {}),
     ...(clean.length ? { clean } : {}),

@@ -64,6 +64,8 @@ export interface DevChangesResult {
   applied?: AppliedEvent;
   /** Changed files that no page loaded so far uses (not in the module graph, not a content entry of a page). */
   unused: string[];
+  /** Why pages the change does not reach were checked: the graph cannot vouch for a changed file. */
+  instead?: string;
   reached: string[];
   checked: PageDelta[];
   /** Pages reached and not checked in this call (over the limit). */
@@ -94,7 +96,7 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   const answer = await waitForServer(project, origin, baseline, options.signal);
   const paths = Object.keys(baseline.pages);
   answer.changed = answer.changed.filter((file) => existsSync(join(project.root, file)) || answer.reached[file]?.pages.length);
-  const { reached, unused, toCheck, wanted } = choosePages(project, answer, baseline, paths, options);
+  const { reached, unused, toCheck, wanted, instead } = choosePages(project, answer, baseline, paths, options);
   // The type check runs in the server while the pages are checked.
   const types = typeErrors(origin, answer.changed, options.signal);
   const now = await checkPages(site, origin, toCheck, options);
@@ -127,6 +129,7 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
     changed: answer.changed,
     ...(applied ? { applied } : {}),
     unused,
+    ...(instead ? { instead } : {}),
     reached,
     checked,
     pending: baseline.pending,
@@ -147,13 +150,24 @@ function choosePages(project: Project, answer: DevAnswer, baseline: DevBaseline,
   const unused = graph.unused.filter((file) => !isConfigFile(file) && !added.some((page) => page.file === file));
   const wanted = [...new Set([...reached, ...baseline.pending])];
   const limit = options.limit ?? CHANGED_PAGE_LIMIT;
+  // A file no page imports may still be read by pages (with fs, a glob, at build time), which the
+  // graph cannot see: pages of every template are checked instead, and the answer says so.
+  const instead = !options.pages?.length && !reached.length && unused.some(mayBeRead);
   const toCheck = options.pages?.length
     ? wanted.filter((path) => options.pages?.includes(path)).slice(0, limit)
     : reached.length
       ? chooseLoaded(reached, graph.byEntry, answer.routes, limit)
-      : wanted.slice(0, limit);
-  return { reached, unused, toCheck, wanted };
+      : instead
+        ? chooseLoaded(paths, [], answer.routes, limit)
+        : wanted.slice(0, limit);
+  return { reached, unused, toCheck, wanted, ...(instead ? { instead: INSTEAD } : {}) };
 }
+
+const INSTEAD =
+  "no page imports the changed files (the module graph cannot see a file read with fs, a glob or at build time): pages of every template were checked instead";
+
+/** A file pages may read without importing it: under src/ or public/, not a test or a note. */
+const mayBeRead = (file: string) => /^(src|public)\//.test(file) && !/\.(test|spec)\.[cm]?[jt]sx?$|\.md$/i.test(file);
 
 /**
  * Pages added since the last look: a changed page component whose route has no parameter and is

@@ -4,7 +4,7 @@
 // and the new fault with its source; after the edit is undone, the fault is "resolved".
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Answer } from "../../../src/core/answer.ts";
@@ -313,6 +313,23 @@ describe("blog_dev_changes on the blog's dev server", { timeout: 900_000 }, () =
       assert.match(JSON.stringify(fixed.pages?.[0]?.resolved), /render failed/, JSON.stringify(fixed));
     } finally {
       rmSync(join(copy.root, PAGE), { force: true });
+      await changes();
+    }
+  });
+
+  test("a file no page imports (read with fs, say): the answer says so, and pages of every template are checked instead", async () => {
+    const DATA = "src/data/reading-list.json";
+    mkdirSync(join(copy.root, "src", "data"), { recursive: true });
+    writeFileSync(join(copy.root, DATA), '{ "books": [] }\n');
+    try {
+      const answer = await changes();
+      assert.deepEqual(answer.changed, [DATA], JSON.stringify(answer));
+      assert.deepEqual(answer.unused, [DATA], JSON.stringify(answer));
+      assert.match(String(answer.note), /module graph cannot see a file read with fs.*checked instead/, JSON.stringify(answer));
+      const checked = [...(answer.clean ?? []), ...(answer.pages ?? []).map((entry) => entry.path)];
+      assert.ok(checked.length >= 3 && checked.some((path) => /\/articles\/.+/.test(path)), JSON.stringify(answer));
+    } finally {
+      rmSync(join(copy.root, "src", "data"), { recursive: true, force: true });
       await changes();
     }
   });
