@@ -88,7 +88,9 @@ export interface Served {
 /** `astro dev` or `astro preview` of a blog on a free loopback port, in its own process group. */
 export async function serveBlog(root: string, mode: "dev" | "preview"): Promise<Served> {
   const port = await freePort();
-  const child = spawn(process.execPath, [ASTRO_BIN, mode, "--port", String(port), "--host", "127.0.0.1"], {
+  // --ignore-lock: Astro 7 refuses a second server of a project while its lock (.astro/<mode>.json)
+  // names a live one, and test files side by side may each serve the repository's build.
+  const child = spawn(process.execPath, [ASTRO_BIN, mode, "--port", String(port), "--host", "127.0.0.1", "--ignore-lock"], {
     cwd: root,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
