@@ -5,8 +5,7 @@
 // the last look, each error is named at the changed file and, for a field that fails, at the
 // frontmatter line of that field.
 import { join } from "node:path";
-import { logSize, readRange, toLines } from "../devServer/log.ts";
-import { files } from "../devServer/state.ts";
+import { linesSince } from "../devServer/log.ts";
 import { readText } from "../files.ts";
 import type { Project } from "../project.ts";
 
@@ -29,10 +28,9 @@ const plain = (text: string) => text.replace(/\*\*/g, "").replace(/\s+/g, " ").t
 
 /** The errors the content loaders logged (from byte `from` of the log on) for the changed files, and where the log then ended. */
 export function contentErrorsSince(project: Project, from: number, changed: readonly string[]): { errors: ContentError[]; end: number } {
-  const size = logSize(project);
-  const read = readRange(files.log(project), from <= size ? from : 0, size);
-  const errors = changed.length ? contentErrors(toLines(read.text), changed, (file) => readText(join(project.root, file))) : [];
-  return { errors, end: read.end };
+  const { lines, end } = linesSince(project, from);
+  const errors = changed.length ? contentErrors(lines, changed, (file) => readText(join(project.root, file))) : [];
+  return { errors, end };
 }
 
 /** The content errors of these log lines that name one of the changed files (pure: the reader gives the files' text). */

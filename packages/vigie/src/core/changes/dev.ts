@@ -9,8 +9,8 @@ import type { FaultItem } from "../browser/page/faultView.ts";
 import { DEV_CHANGES_ROUTE, DEV_CONFIG } from "../devServer/devConfig.ts";
 import type { DevChangesAnswer as DevAnswer, DevEvent, DevTypesAnswer } from "../devServer/devProtocol.ts";
 import { readDevServerRecord } from "../devServer/index.ts";
-import { logSize, readRange, toLines } from "../devServer/log.ts";
-import { files, inspect } from "../devServer/state.ts";
+import { linesSince, logSize } from "../devServer/log.ts";
+import { inspect } from "../devServer/state.ts";
 import { readDevPort } from "../devServer/status.ts";
 import { StepError } from "../nextStep.ts";
 import type { Project } from "../project.ts";
@@ -146,8 +146,7 @@ export async function waitForServer(project: Project, origin: string, baseline: 
 
 /** The error the server logged (from byte `from` of its log on) when it could not load its changed config. */
 export function configError(project: Project, from: number): string | undefined {
-  const size = logSize(project);
-  const lines = toLines(readRange(files.log(project), from <= size ? from : 0, size).text);
+  const { lines } = linesSince(project, from);
   const refused = lines.find((line) => /\[ERROR\]\s+\[config\]/.test(line));
   if (refused) return refused.replace(/^.*?\[ERROR\]\s+\[config\]\s*/, "");
   return lines.some((line) => /Continuing with previous valid configuration/.test(line))

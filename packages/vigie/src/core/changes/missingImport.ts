@@ -2,14 +2,11 @@
 // "Could not import `/src/components/X.astro`" (or Vite's "Failed to resolve import"), which
 // names the missing file and not where it is imported. The import lines are found in the
 // sources: that is where the fix goes (restore the file, or import it from its new name).
-import { existsSync, readdirSync } from "node:fs";
-import { dirname, extname, join, relative, resolve, sep } from "node:path";
-import { readText } from "../files.ts";
+import { dirname, extname, join, resolve } from "node:path";
 import type { Project } from "../project.ts";
+import { SourceFiles } from "../source/files.ts";
 
-const SOURCE = /\.(astro|mdx?|[cm]?[jt]sx?|vue|svelte)$/i;
-const SKIPPED = new Set(["node_modules", ".git", ".astro", ".opencode", "dist"]);
-const MAX_FILES = 5000;
+const SOURCE_EXTENSIONS = ["astro", "md", "mdx", "js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx", "vue", "svelte"];
 
 /** The missing module a dev server's error names (relative to the root), when it is one. */
 export function missingModule(message: string): { path: string; from?: string } | undefined {
@@ -24,21 +21,19 @@ export function missingModule(message: string): { path: string; from?: string } 
 /** Where the project's sources import `missing` (a path relative to the root): "file:line", at most `max`. */
 export function importersOf(project: Project, missing: string, max = 5): string[] {
   const target = stripExtension(resolve(project.root, missing));
+  const name = stripExtension(missing.split("/").pop() ?? missing);
   const found: string[] = [];
-  for (const file of sourceFiles(project.root)) {
-    const text = readText(file);
-    if (!text?.includes(stripExtension(missing.split("/").pop() ?? missing))) continue;
-    const lines = text.split("\n");
-    lines.forEach((line, index) => {
+  for (const file of new SourceFiles(project.root).files(SOURCE_EXTENSIONS)) {
+    if (!file.text.includes(name)) continue;
+    file.text.split("\n").forEach((line, index) => {
       for (const [, specifier] of line.matchAll(/(?:from\s+|import\s*\(?\s*)["']([^"']+)["']/g)) {
         if (!specifier || found.length >= max) continue;
         const absolute = specifier.startsWith("/")
           ? join(project.root, specifier)
           : specifier.startsWith(".")
-            ? resolve(dirname(file), specifier)
+            ? resolve(project.root, dirname(file.path), specifier)
             : undefined;
-        if (absolute && stripExtension(absolute) === target)
-          found.push(`${relative(project.root, file).split(sep).join("/")}:${index + 1}`);
+        if (absolute && stripExtension(absolute) === target) found.push(`${file.path}:${index + 1}`);
       }
     });
     if (found.length >= max) break;
@@ -47,18 +42,3 @@ export function importersOf(project: Project, missing: string, max = 5): string[
 }
 
 const stripExtension = (path: string) => (extname(path) ? path.slice(0, -extname(path).length) : path);
-
-function sourceFiles(root: string): string[] {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    if (files.length >= MAX_FILES || !existsSync(dir)) return;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (SKIPPED.has(entry.name)) continue;
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (SOURCE.test(entry.name)) files.push(path);
-    }
-  };
-  walk(join(root, "src"));
-  return files;
-}

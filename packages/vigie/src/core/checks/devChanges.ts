@@ -110,7 +110,8 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   const later = await ask(origin, answer.seq, options.signal);
   for (const error of later.renderErrors ?? []) {
     const faults = now.get(error.path) ?? now.get(error.path.endsWith("/") ? error.path.slice(0, -1) : `${error.path}/`);
-    if (faults && !faults.some((fault) => fault.key === renderFault(error).key)) faults.push(renderFault(error));
+    const fault = renderFault(error);
+    if (faults && !faults.some((each) => each.key === fault.key)) faults.push(fault);
   }
   const missing = locateMissingImports(project, now);
   const { checked, compileError } = compare(baseline, toCheck, now, answer);

@@ -54,6 +54,13 @@ export function logSize(project: Project): number {
   }
 }
 
+/** The log's whole lines written from byte `from` on (from its start when it was reset since), and where it then ended. */
+export function linesSince(project: Project, from: number): { lines: string[]; end: number } {
+  const size = logSize(project);
+  const read = readRange(files.log(project), from <= size ? from : 0, size);
+  return { lines: toLines(read.text), end: read.end };
+}
+
 /** Lines of a chunk of log text, ANSI stripped, without the trailing empty line. */
 export function toLines(text: string): string[] {
   const lines = cleanOutput(text).split("\n");
@@ -217,10 +224,9 @@ const ERROR_PREFIX = /^.*?\[ERROR\]\s*/;
  * error twice, once with the framework's stack and once with the source position.
  */
 export function findLoggedError(project: Project, name: string, from: number, anywhere: boolean): LoggedError | undefined {
-  const path = files.log(project);
   const size = logSize(project);
-  const recent = toLines(readRange(path, from <= size ? from : 0, size).text);
-  const tail = () => toLines(readRange(path, size - 256 * 1024, size).text);
+  const recent = linesSince(project, from).lines;
+  const tail = () => toLines(readRange(files.log(project), size - 256 * 1024, size).text);
   const named = new RegExp(`(?:^|[\\s\\]])${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\s*(.*)$`);
   const messageIn = (lines: string[]): string | undefined => {
     for (let index = lines.length - 1; index >= 0; index--) {
@@ -264,7 +270,6 @@ function frameNear(project: Project, lines: string[], message: string): string |
 
 /** The first error line written from byte `from` on, without its time and level prefix. */
 export function firstErrorSince(project: Project, from: number): string | undefined {
-  const size = logSize(project);
-  const line = toLines(readRange(files.log(project), from <= size ? from : 0, size).text).find((text) => ERROR_PREFIX.test(text));
+  const line = linesSince(project, from).lines.find((text) => ERROR_PREFIX.test(text));
   return line?.replace(ERROR_PREFIX, "");
 }
