@@ -239,6 +239,9 @@ export function changesAnswer(result: DevChangesResult): Answer {
     ...(pages.length ? { pages } : {}),
     ...(clean.length ? { clean } : {}),
     ...(result.pending.length ? { pending: result.pending } : {}),
+    ...(result.removed?.length
+      ? { removed: result.removed.map(({ path, file, links }) => ({ path, file, ...(links.length ? { linkedFrom: links } : {}) })) }
+      : {}),
     ...(result.types && "unavailable" in result.types ? { typesUnavailable: result.types.unavailable } : {}),
     ...(result.types && "errors" in result.types && result.types.errors.length ? { types: result.types.errors } : {}),
     ms: result.ms,

@@ -265,6 +265,8 @@ function savedSince(project: Project, since: number): { files: string[]; folders
     }
   };
   walk(join(project.root, "src"));
+  // A folder removed from src/ itself (with its files): src/ is the folder that changed.
+  if ((statSync(join(project.root, "src"), { throwIfNoEntry: false })?.mtimeMs ?? 0) > since) folders.push("src");
   for (const name of readdirSync(project.root)) {
     if (isConfigFile(name) && (statSync(join(project.root, name), { throwIfNoEntry: false })?.mtimeMs ?? 0) > since) files.push(name);
   }

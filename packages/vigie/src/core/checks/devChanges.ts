@@ -30,6 +30,7 @@ import {
 } from "../changes/dev.ts";
 import { importersOf, missingModule } from "../changes/missingImport.ts";
 import { pagesReached } from "../changes/reach.ts";
+import { isGone, type MovedPages, movedPages } from "../changes/removedPages.ts";
 import type { VigieConfig } from "../config.ts";
 import type { RenderError } from "../devServer/devProtocol.ts";
 import { readDevServerRecord } from "../devServer/index.ts";
@@ -44,6 +45,14 @@ export interface PageDelta {
   new: FaultItem[];
   resolved: FaultItem[];
   still: number;
+}
+
+export interface RemovedPage {
+  path: string;
+  /** The file that made it, gone. */
+  file: string;
+  /** "file:line" of each link to it the sources still write. */
+  links: string[];
 }
 
 export interface DevChangesOptions {
@@ -70,6 +79,8 @@ export interface DevChangesResult {
   checked: PageDelta[];
   /** Pages reached and not checked in this call (over the limit). */
   pending: string[];
+  /** Pages the change removed (their file deleted or renamed), and the source lines that still link to them. */
+  removed?: RemovedPage[];
   /** The type errors of the changed files (Astro's checker, warm in the dev server), or why there are none. */
   types?: TypeErrors;
   ms: number;
@@ -95,11 +106,15 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   }
   const answer = await waitForServer(project, origin, baseline, options.signal);
   const paths = Object.keys(baseline.pages);
-  answer.changed = answer.changed.filter((file) => existsSync(join(project.root, file)) || answer.reached[file]?.pages.length);
-  const { reached, unused, toCheck, wanted, instead } = choosePages(project, answer, baseline, paths, options);
+  // A file deleted is a change (a page removed, an import gone), unless an editor's own temporary.
+  const exists = (file: string) => existsSync(join(project.root, file));
+  answer.changed = answer.changed.filter((file) => exists(file) || answer.reached[file]?.pages.length || !EDITOR_TEMP.test(file));
+  const moved = await movedPages(project, origin, answer, paths, options.signal);
+  const { reached, unused, toCheck, wanted, instead } = choosePages(project, answer, baseline, paths, options, moved);
   // The type check runs in the server while the pages are checked.
-  const types = typeErrors(origin, answer.changed, options.signal);
+  const types = typeErrors(origin, answer.changed.filter(exists), options.signal);
   const now = await checkPages(site, origin, toCheck, options);
+  const removed = await removedPages(origin, moved, now, options.signal);
   // An entry the content loaders refused keeps its old data on its pages: the error is the page's fault.
   const content = contentErrorsSince(project, baseline.logAt ?? logSize(project), answer.changed);
   for (const error of content.errors) {
@@ -134,6 +149,7 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
     reached,
     checked,
     pending: baseline.pending,
+    ...(removed.length ? { removed } : {}),
     ...((await types) ?? {}),
     ms: Date.now() - started,
   };
@@ -143,12 +159,25 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
  * The pages a look checks: those the change reaches first, chosen as every "changed" chooses them
  * (the config reaches every page: the server restarted with it), then an earlier look's pending ones.
  */
-function choosePages(project: Project, answer: DevAnswer, baseline: DevBaseline, paths: string[], options: DevChangesOptions) {
+function choosePages(
+  project: Project,
+  answer: DevAnswer,
+  baseline: DevBaseline,
+  paths: string[],
+  options: DevChangesOptions,
+  moved: MovedPages,
+) {
   const graph = pagesReached(project, answer.changed, answer.reached, answer.routes, paths);
   const added = addedPages(answer, paths);
   paths.push(...added.map((page) => page.path));
-  const reached = answer.changed.some(isConfigFile) ? paths : [...graph.reached, ...added.map((page) => page.path)];
-  const unused = graph.unused.filter((file) => !isConfigFile(file) && !added.some((page) => page.file === file));
+  // A page whose file is gone is not loaded: the pages that link to it are.
+  const gone = new Set(moved.pages.filter((page) => page.deleted).map((page) => page.path));
+  const reached = answer.changed.some(isConfigFile)
+    ? paths
+    : [...new Set([...graph.reached, ...added.map((page) => page.path), ...moved.linking.keys()])].filter((path) => !gone.has(path));
+  const unused = graph.unused.filter(
+    (file) => !isConfigFile(file) && !added.some((page) => page.file === file) && !moved.pages.some((page) => page.file === file),
+  );
   const wanted = [...new Set([...reached, ...baseline.pending])];
   const limit = options.limit ?? CHANGED_PAGE_LIMIT;
   // A file no page imports may still be read by pages (with fs, a glob, at build time), which the
@@ -157,7 +186,12 @@ function choosePages(project: Project, answer: DevAnswer, baseline: DevBaseline,
   const toCheck = options.pages?.length
     ? wanted.filter((path) => options.pages?.includes(path)).slice(0, limit)
     : reached.length
-      ? chooseLoaded(reached, graph.byEntry, answer.routes, limit)
+      ? chooseLoaded(
+          reached,
+          graph.byEntry.filter((path) => !gone.has(path)),
+          answer.routes,
+          limit,
+        )
       : instead
         ? chooseLoaded(paths, [], answer.routes, limit)
         : wanted.slice(0, limit);
@@ -166,6 +200,38 @@ function choosePages(project: Project, answer: DevAnswer, baseline: DevBaseline,
 
 const INSTEAD =
   "no page imports the changed files (the module graph cannot see a file read with fs, a glob or at build time): pages of every template were checked instead";
+
+/** A file an editor writes and removes as it saves: a swap file, a backup, an atomic save's temporary. */
+const EDITOR_TEMP = /(~|\.swp|\.swx|\.tmp|\.bak|\.orig|___jb_\w+___)$|(^|\/)\.?#[^/]*$|(^|\/)4913$|(^|\/)[^/.]+$/i;
+
+/**
+ * The pages whose file was deleted and that the dev server no longer has: each link the sources
+ * still write to one is a fault of the checked pages it is on, at its line (the fix goes there,
+ * or the page comes back).
+ */
+async function removedPages(
+  origin: string,
+  moved: MovedPages,
+  now: Map<string, KeptFault[]>,
+  signal?: AbortSignal,
+): Promise<RemovedPage[]> {
+  const removed: RemovedPage[] = [];
+  for (const page of moved.pages) {
+    if (!page.deleted || removed.some((each) => each.path === page.path) || !(await isGone(origin, page.path, signal))) continue;
+    removed.push({
+      path: page.path,
+      file: page.file,
+      links: moved.links.filter((link) => link.target === page.path).map((link) => link.at),
+    });
+    for (const [path, links] of moved.linking) {
+      for (const link of links.filter((each) => each.target === page.path)) {
+        const message = `broken link to ${page.path}: the page is gone (its file was deleted or renamed)`;
+        now.get(path)?.push({ key: `link|||${page.path}|${link.at}`, item: { message: message.slice(0, 300), source: link.at } });
+      }
+    }
+  }
+  return removed;
+}
 
 /** A file pages may read without importing it: under src/ or public/, not a test or a note. */
 const mayBeRead = (file: string) => /^(src|public)\//.test(file) && !/\.(test|spec)\.[cm]?[jt]sx?$|\.md$/i.test(file);

@@ -35,6 +35,7 @@ interface ChangesAnswer extends Answer {
   pages?: PageDelta[];
   clean?: string[];
   pending?: string[];
+  removed?: { path: string; file: string; linkedFrom?: string[] }[];
 }
 
 const ARTICLE = "src/content/articles/en/orphan-dev-servers.mdx";
@@ -258,6 +259,45 @@ describe("blog_dev_changes on the blog's dev server", { timeout: 900_000 }, () =
       (fixed.pages ?? []).every((entry) => entry.resolved?.length && !entry.new),
       JSON.stringify(fixed),
     );
+  });
+
+  test("an article removed: the pages whose text links to it, at the link's line; then resolved when it is back", async () => {
+    const REMOVED = "src/content/articles/en/small-tool-answers.mdx";
+    const GONE = "/en/articles/small-tool-answers/";
+    const text = readFileSync(join(copy.root, REMOVED), "utf8");
+    /** The line of each article that links to the removed one, as the reader sees it in the source. */
+    const linksAt = ["headless-browser-for-agents", "validation-verdicts"].map((slug) => {
+      const file = `src/content/articles/en/${slug}.mdx`;
+      const line =
+        readFileSync(join(copy.root, file), "utf8")
+          .split("\n")
+          .findIndex((each) => each.includes(`](${GONE})`)) + 1;
+      assert.ok(line > 0, `${file} links to ${GONE}`);
+      return { page: `/en/articles/${slug}/`, at: `${file}:${line}` };
+    });
+    try {
+      rmSync(join(copy.root, REMOVED));
+      const broken = await changes();
+      assert.deepEqual(broken.changed, [REMOVED], JSON.stringify(broken));
+      assert.deepEqual(broken.removed, [{ path: GONE, file: REMOVED, linkedFrom: linksAt.map((link) => link.at) }], JSON.stringify(broken));
+      for (const { page: path, at } of linksAt) {
+        assert.deepEqual(
+          page(broken, path)?.new,
+          [{ message: `broken link to ${GONE}: the page is gone (its file was deleted or renamed)`, source: at }],
+          JSON.stringify(broken),
+        );
+      }
+      assert.equal(page(broken, GONE), undefined, "the removed page itself is not loaded");
+      console.log(`page removed: ${bytes(broken)} bytes, ${broken.ms} ms`);
+    } finally {
+      writeFileSync(join(copy.root, REMOVED), text);
+    }
+    const back = await changes();
+    assert.equal(back.removed, undefined, JSON.stringify(back));
+    for (const { page: path } of linksAt) {
+      assert.equal(page(back, path)?.resolved?.length, 1, JSON.stringify(back));
+      assert.equal(page(back, path)?.new, undefined, JSON.stringify(back));
+    }
   });
 
   test("the config changed: the server restarts with it and pages are checked; a config that throws: said, then resolved", async () => {
