@@ -6,7 +6,8 @@
 // answers from both: status, content type and body, the 404 page included. dev_start's server is
 // run as every dev server is (status, logs and stop see it); both are ended whatever happens.
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readSite } from "../packages/vigie/src/core/astro/site.ts";
@@ -17,6 +18,7 @@ import {
   startDevServer,
   stopDevServer,
 } from "../packages/vigie/src/core/devServer/index.ts";
+import { freePort } from "../packages/vigie/src/core/process/group.ts";
 import { servePlan } from "../packages/vigie/src/core/production/servePlan.ts";
 import { type Project, projectAt } from "../packages/vigie/src/core/project.ts";
 import { productionServer, type ValidateContext } from "../packages/vigie/src/core/validate/steps/context.ts";
@@ -111,6 +113,38 @@ function assertSameAnswer(path: string, preview: Answer | undefined, validate: A
   assert.ok(preview.status === validate.status && preview.type === validate.type && preview.body === validate.body, shown);
 }
 
+/** `astro preview` as its user runs it in a terminal, on a port of its own, once it answers; `end` ends its process group. */
+async function usersPreview(root: string): Promise<{ url: string; end: () => void }> {
+  const port = await freePort();
+  const child = spawn("npx", ["--no-install", "astro", "preview", "--port", String(port), "--host", "127.0.0.1"], {
+    cwd: root,
+    detached: true,
+    stdio: "ignore",
+    env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1" },
+  });
+  const end = () => {
+    try {
+      if (child.pid) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
+  const url = `http://127.0.0.1:${port}/`;
+  const by = Date.now() + 60_000;
+  for (;;) {
+    const answered = await fetch(url).then(
+      (response) => response.status,
+      () => 0,
+    );
+    if (answered && existsSync(join(root, ".astro", "preview.json"))) return { url, end };
+    if (Date.now() > by || child.exitCode !== null) {
+      end();
+      assert.fail(`the user's astro preview did not answer at ${url}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 let site: InstalledSite;
 before(async () => {
   const { tarball } = await packedVigie();
@@ -134,16 +168,24 @@ describe("validate and dev_start --mode preview serve a build the same way", { t
       assert.equal(plan.serve, build.serve);
       const paths = ["/", "/about/", "/nowhere/", ...(build.onDemand ? ["/now/", "/api/hello.json"] : [])];
 
+      // The user's own `astro preview` of the same build, running: Astro 7's lock names it, and
+      // validate's preview must start beside it all the same.
+      const users = build.serve === "preview" ? await usersPreview(site.root) : undefined;
       // validate's server on the build: the plan, started in this process's care.
       const ctx = { project, site: readSite(project), options: {}, built: true } as unknown as ValidateContext;
       const started = Date.now();
-      const production = await productionServer(ctx);
-      assert.ok(production, "validate has a server on the build");
       let fromValidate: Record<string, Answer>;
       try {
-        fromValidate = await answersOf(production.url, paths);
+        const production = await productionServer(ctx);
+        assert.ok(production, "validate has a server on the build");
+        try {
+          fromValidate = await answersOf(production.url, paths);
+        } finally {
+          await production.close();
+        }
+        if (users) assert.equal((await fetch(users.url)).status, 200, "the user's preview still serves");
       } finally {
-        await production.close();
+        users?.end();
       }
       const validateMs = Date.now() - started;
 

@@ -7,10 +7,11 @@ import { describeRoutes } from "../core/astro/rendering.ts";
 import { readSite, type Site } from "../core/astro/site.ts";
 import { findChromium, NO_CHROMIUM_HINT } from "../core/browser/session/executable.ts";
 import { CONFIG_FILE, loadConfig } from "../core/config.ts";
+import { installedVersion } from "../core/packages.ts";
 import type { Project } from "../core/project.ts";
 import { prefixOf } from "../tools/run.ts";
 import { parseFlags, projectAt } from "./flags.ts";
-import { installedVersion, type SiteSummary, siteSummary } from "./init/site.ts";
+import { type SiteSummary, siteSummary } from "./init/site.ts";
 
 export type Status = "ok" | "missing" | "warn" | "info";
 

@@ -1,11 +1,11 @@
 // What `vigie init` and `vigie doctor` show of an Astro project: its Astro version, and of its
 // Site (core/astro/site.ts) its locales, content collections and critical routes, from files only
 // (nothing of the site runs).
-import { existsSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { findCollections } from "../../core/astro/collections.ts";
 import type { Site } from "../../core/astro/site.ts";
+import { installedVersion } from "../../core/packages.ts";
 
 export interface SiteSummary {
   /** The astro.config.* file, relative to the root; absent: not an Astro project (or not yet). */
@@ -17,24 +17,6 @@ export interface SiteSummary {
   base: string;
   collections: { name: string; folder: string; entries: number }[];
   criticalRoutes: string[];
-}
-
-/** The version of a package as the project resolves it, or undefined when it is not installed. */
-export function installedVersion(root: string, name: string): string | undefined {
-  try {
-    const require = createRequire(join(root, "package.json"));
-    const path = require.resolve(`${name}/package.json`);
-    return (JSON.parse(readFileSync(path, "utf8")) as { version?: string }).version;
-  } catch {
-    // Packages whose exports hide package.json: look in node_modules directly.
-    const path = join(root, "node_modules", name, "package.json");
-    if (!existsSync(path)) return undefined;
-    try {
-      return (JSON.parse(readFileSync(path, "utf8")) as { version?: string }).version;
-    } catch {
-      return undefined;
-    }
-  }
 }
 
 /** The range the project's package.json asks for `name`, in any of its dependency lists. */
