@@ -48,6 +48,8 @@ export interface DevBaseline {
   pending: string[];
   /** Where the dev server's log ended at the last look: what it logged since is read for content errors. */
   logAt?: number;
+  /** Pages an earlier look found removed (their file deleted): when their file is back, the pages that link to them are checked again. */
+  removed?: string[];
 }
 
 const TYPED = /\.(astro|ts|tsx|mts|cts|js|jsx|mjs|vue|svelte)$/i;
@@ -102,9 +104,21 @@ export async function warmTypeErrors(
   };
 }
 
-/** Starts the checker in the dev server after the baseline, so the first edit finds it warm; not waited for. */
-export function warmChecker(origin: string): void {
-  fetch(`${origin}${DEV_CHANGES_ROUTE}/types?files=src/pages/index.astro`, { signal: AbortSignal.timeout(500) }).catch(() => undefined);
+/** How long the baseline waits, after its crawl, for the checker it started to be warm. */
+const WARM_WAIT_MS = 60_000;
+
+/**
+ * Starts the dev server's checker (its first answer builds TypeScript's program: seconds of CPU)
+ * as the baseline starts, so that it is built beside the baseline's crawl and not on the first
+ * edit; the promise ends when it answered (or could not), never rejects.
+ */
+export function warmChecker(origin: string): Promise<void> {
+  return fetch(`${origin}${DEV_CHANGES_ROUTE}/types?files=src/pages/index.astro`, { signal: AbortSignal.timeout(WARM_WAIT_MS) })
+    .then((response) => response.arrayBuffer())
+    .then(
+      () => undefined,
+      () => undefined,
+    );
 }
 
 export async function ask(origin: string, since: number, signal?: AbortSignal): Promise<DevAnswer> {

@@ -106,17 +106,21 @@ export interface MovedPages {
 }
 
 /**
- * What the changed files do to pages others link to: the pages they make, the lines that link
- * to those, and the pages those lines are on (the running dev server's graph says which).
+ * What the changed files do to pages others link to: the pages they removed or brought back, the
+ * lines that link to those, and the pages those lines are on (the running dev server's graph says which).
  */
 export async function movedPages(
   project: Project,
   origin: string,
   answer: { changed: string[]; reached: Reached },
   paths: string[],
+  removedBefore: string[],
   signal?: AbortSignal,
 ): Promise<MovedPages> {
-  const pages = pagesOfFiles(project, answer.changed, answer.reached, paths);
+  // An edit keeps a page where it is: only a file deleted, or one whose page an earlier look found removed (back now), moves it.
+  const pages = pagesOfFiles(project, answer.changed, answer.reached, paths).filter(
+    (page) => page.deleted || removedBefore.includes(page.path),
+  );
   const links = linksTo(
     project,
     [...new Set(pages.map((page) => page.path))],

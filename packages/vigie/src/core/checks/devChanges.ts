@@ -99,9 +99,10 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   let baseline = options.reset ? undefined : readDevBaseline(project, server);
   if (!baseline) {
     const first = await ask(origin, 0, options.signal);
+    const checker = warmChecker(origin);
     const taken = await takeBaseline(site, origin, options, first, server);
     writeDevBaseline(project, taken.baseline);
-    warmChecker(origin);
+    await checker;
     return { baseline: taken.summary, changed: [], unused: [], reached: [], checked: [], pending: [], ms: Date.now() - started };
   }
   const answer = await waitForServer(project, origin, baseline, options.signal);
@@ -109,7 +110,7 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   // A file deleted is a change (a page removed, an import gone), unless an editor's own temporary.
   const exists = (file: string) => existsSync(join(project.root, file));
   answer.changed = answer.changed.filter((file) => exists(file) || answer.reached[file]?.pages.length || !EDITOR_TEMP.test(file));
-  const moved = await movedPages(project, origin, answer, paths, options.signal);
+  const moved = await movedPages(project, origin, answer, paths, baseline.removed ?? [], options.signal);
   const { reached, unused, toCheck, wanted, instead } = choosePages(project, answer, baseline, paths, options, moved);
   // The type check runs in the server while the pages are checked.
   const types = typeErrors(origin, answer.changed.filter(exists), options.signal);
@@ -132,14 +133,25 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   const { checked, compileError } = compare(baseline, toCheck, now, answer);
   const done = new Set(checked.map((page) => page.path));
   const config = answer.changed.find(isConfigFile);
+  // An error the server told since is the edit's only while a page checked still fails on the server.
+  const failing = [...now.values()].some((faults) => faults.some((fault) => fault.serverError));
   const applied = appliedOf({
-    told: later.last?.kind === "error" ? later.last : (compileError ?? contentEvent(answer, content.errors[0]) ?? answer.last),
+    told: later.last?.kind === "error" && failing ? later.last : (compileError ?? contentEvent(answer, content.errors[0]) ?? answer.last),
     answer,
     ...(missing ? { missing } : {}),
     ...(config ? { restart: restartOf(project, answer, config, baseline.logAt) } : {}),
   });
   const seq = later.changed.length ? answer.seq : later.seq;
-  baseline = { ...baseline, seq, lookedAt: started, logAt: content.end, pending: wanted.filter((path) => !done.has(path)) };
+  const back = new Set(moved.pages.filter((page) => !page.deleted).map((page) => page.path));
+  const stillRemoved = [...(baseline.removed ?? []).filter((path) => !back.has(path)), ...removed.map((page) => page.path)];
+  baseline = {
+    ...baseline,
+    seq,
+    lookedAt: started,
+    logAt: content.end,
+    pending: wanted.filter((path) => !done.has(path)),
+    removed: [...new Set(stillRemoved)],
+  };
   writeDevBaseline(project, baseline);
   return {
     changed: answer.changed,
@@ -394,8 +406,19 @@ function delta(path: string, before: KeptFault[], now: KeptFault[]): PageDelta {
   const has = new Set(now.map((fault) => fault.key));
   return {
     path,
-    new: now.filter((fault) => !had.has(fault.key)).map((fault) => fault.item),
-    resolved: before.filter((fault) => !has.has(fault.key)).map((fault) => fault.item),
+    new: once(now.filter((fault) => !had.has(fault.key)).map((fault) => fault.item)),
+    resolved: once(before.filter((fault) => !has.has(fault.key)).map((fault) => fault.item)),
     still: now.filter((fault) => had.has(fault.key)).length,
   };
+}
+
+/** Items said once: two faults of one page that read the same (the document's 500 and its error page, located alike) are one. */
+function once(items: FaultItem[]): FaultItem[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = JSON.stringify(item);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
