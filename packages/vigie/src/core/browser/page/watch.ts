@@ -64,6 +64,9 @@ export async function checkPage(page: Page, url: string, options: CheckOptions =
 }
 
 async function checkLoaded(page: Page, url: string, options: CheckOptions): Promise<PageFindings> {
+  // The document this page still holds (the last page checked) is left first: on a dev server
+  // its HMR client may reload it as the server tells it to, and interrupt the navigation.
+  if (/^https?:/.test(page.url())) await page.goto("about:blank", { timeout: 5000 }).catch(() => undefined);
   const collector = collect(page, options);
   const settleTimeout = options.settleTimeoutMs ?? 8000;
   const loaded = await load(page, url, options);
@@ -90,7 +93,12 @@ async function load(page: Page, url: string, options: CheckOptions): Promise<Loa
   };
   page.on("response", onResponse);
   try {
-    const response = await page.goto(url, { waitUntil: "load", timeout });
+    const response = await page
+      .goto(url, { waitUntil: "load", timeout })
+      // A navigation the page's own script started meanwhile (a reload) is not the page's fault: once more.
+      .catch((error: Error) =>
+        /interrupted by another navigation/.test(error.message) ? page.goto(url, { waitUntil: "load", timeout }) : Promise.reject(error),
+      );
     const landed = response ? new URL(response.url()) : undefined;
     const redirected = landed && landed.pathname !== new URL(url).pathname;
     return { status: response?.status() ?? 0, ...(redirected ? { redirectedTo: `${landed.pathname}${landed.search}` } : {}) };
