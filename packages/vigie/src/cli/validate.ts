@@ -34,6 +34,11 @@ const VALIDATE_USAGE = `Usage: vigie validate [options]
                     vigie's dev server runs, on the pages its module graph says the change reaches, loaded
                     on that server without a build (its warm checker for the types)
   --build           with --changed: build and check the build even while vigie's dev server runs
+  --perf-baseline FILE  write the measured pages' samples (every load, every metric) and this machine
+                    to FILE: the baseline a later run compares with (on the main branch, kept by CI)
+  --perf-compare FILE   compare each measured page with the baseline in FILE (a rank test on the loads;
+                    more loads when it could decide): slower past the threshold is a WARN (a FAIL with
+                    "perfRegression": { "severity": "fail" }), with the shift, its interval and why
   --project DIR     the project to validate (default: the current directory)
 
 On GitHub Actions (GITHUB_ACTIONS=true) it also prints one annotation per failure and warning
@@ -61,8 +66,28 @@ const VALIDATE_FLAGS = {
   network: { type: "string", value: "POLICY" },
   changed: { type: "string", value: "[REF]" },
   build: { type: "boolean" },
+  "perf-baseline": { type: "string", value: "FILE" },
+  "perf-compare": { type: "string", value: "FILE" },
   project: { type: "string", value: "DIR" },
 } as const satisfies FlagSpec;
+
+/**
+ * --perf-baseline and --perf-compare: the file written must be in an existing folder; the file
+ * compared with may be missing (a first run, a cache not kept): the perf step then says so.
+ */
+function parsePerfBaseline(flags: FlagValues<typeof VALIDATE_FLAGS>): { write?: string; compare?: string } | undefined {
+  const write = flags["perf-baseline"];
+  const compare = flags["perf-compare"];
+  if (write === undefined && compare === undefined) return undefined;
+  if (write !== undefined) {
+    const folder = dirname(resolve(write));
+    if (!existsSync(folder) || !statSync(folder).isDirectory())
+      throw new UsageError(
+        `--perf-baseline ${write}: the folder ${folder} does not exist; create it first, or name a file in an existing folder`,
+      );
+  }
+  return { ...(write !== undefined ? { write: resolve(write) } : {}), ...(compare !== undefined ? { compare: resolve(compare) } : {}) };
+}
 
 /** `--changed` takes an optional value: alone (last, or before another flag) it means HEAD. */
 function withChangedRef(args: string[]): string[] {
@@ -150,6 +175,7 @@ export async function validateCommand(args: string[]): Promise<number> {
   let shard: ReturnType<typeof parseShard>;
   let network: NetworkPolicy | undefined;
   let changed: ChangedRun | undefined;
+  let perfBaseline: ReturnType<typeof parsePerfBaseline>;
   try {
     if (args.includes("--help") || args.includes("-h")) {
       process.stdout.write(VALIDATE_USAGE);
@@ -159,6 +185,7 @@ export async function validateCommand(args: string[]): Promise<number> {
     if (flags.build && flags.changed === undefined) throw new UsageError("--build goes with --changed (a full run always builds)");
     shard = parseShard(flags.shard);
     network = parseNetwork(flags.network);
+    perfBaseline = parsePerfBaseline(flags);
     project = projectAt(flags.project);
     checkReportFolders(flags);
     if (flags.changed !== undefined && shard)
@@ -200,6 +227,7 @@ export async function validateCommand(args: string[]): Promise<number> {
       ...(shard ? { shard } : {}),
       ...(network ? { network } : {}),
       ...(changed ? { changes: changed.scope } : {}),
+      ...(perfBaseline ? { perfBaseline } : {}),
     });
   } finally {
     progress.stop();

@@ -87,6 +87,10 @@ export const configSchema = z.strictObject({
   perfRoutes: z.array(z.string().startsWith("/")).optional(),
   /** Loads per page whose median validate judges (default 3); a page over budget gets 3 more before it fails. */
   perfRuns: z.number().int().min(1).max(20).optional(),
+  /** Against a perf baseline (validate --perf-compare): a page slower past the threshold is a "warn" (default) or a "fail"; loads per page at most when the comparison wants more (default 12). */
+  perfRegression: z
+    .strictObject({ severity: z.enum(["warn", "fail"]).optional(), maxLoads: z.number().int().min(3).max(40).optional() })
+    .optional(),
   checks: z
     .strictObject({
       lint: z.boolean().optional(),

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { type ActionsOutcome, parseActions } from "../core/actions.ts";
 import { type Answer, VigieError, writeReport } from "../core/answer.ts";
 import { afterBuild, readSite, type Site } from "../core/astro/site.ts";
@@ -16,6 +17,7 @@ import { checkSitePage } from "../core/checks/page.ts";
 import { firstFault } from "../core/checks/pageCauses.ts";
 import { checkedPage, crawlSitePages, type SiteFault } from "../core/checks/pages.ts";
 import { checkPagePerf } from "../core/checks/perf.ts";
+import { againstBaselineFile } from "../core/checks/perfBaseline.ts";
 import { saveScreenshot } from "../core/checks/screenshot.ts";
 import { loadConfig, storageStateOf } from "../core/config.ts";
 import { readDevPort } from "../core/devServer/status.ts";
@@ -24,7 +26,7 @@ import { pagesLine, secondsLeft } from "../core/progress.ts";
 import type { Project } from "../core/project.ts";
 import { finding, lines } from "./answers.ts";
 import { defineTool, portArgument, type ToolDefinition, type ToolOutput, type Zod } from "./define.ts";
-import { perfAnswer } from "./perfAnswer.ts";
+import { baselineAnswer, perfAnswer } from "./perfAnswer.ts";
 
 const target = (z: Zod) => ({
   path: z.string().describe('Site path, default "/"').optional(),
@@ -249,6 +251,7 @@ export const browserTools: ToolDefinition[] = [
       ...target(z),
       runs: z.number().int().min(1).max(20).describe("loads, default perfRuns or 3").optional(),
       actions: actions(z, "as js_errors'; for INP"),
+      baseline: z.string().min(1).describe("perf baseline file (validate --perf-baseline): did this page get slower?").optional(),
     }),
     answer: (z) => ({
       path: z.string(),
@@ -275,8 +278,18 @@ export const browserTools: ToolDefinition[] = [
       });
       if (result instanceof Error) throw result;
       const path = args.path ?? "/";
+      const against = args.baseline
+        ? await againstBaselineFile(
+            readSite(project),
+            { session: sharedSession(), url: resolvePageUrl(project, args), config: loadConfig(project) },
+            resolve(project.root, args.baseline),
+            path,
+            result,
+          )
+        : undefined;
       const report = writeReport(project, `perf-${path.replace(/\W+/g, "-").replace(/^-|-$/g, "") || "index"}.json`, result);
-      return { answer: { ...perfAnswer(path, result, report), ...actionsLine(result.actions) } };
+      const answer = { ...perfAnswer(path, result, report), ...actionsLine(result.actions) };
+      return { answer: against ? { ...answer, baseline: baselineAnswer(against) } : answer };
     },
   }),
   defineTool({

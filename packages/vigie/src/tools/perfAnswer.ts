@@ -7,6 +7,7 @@ import { type Answer, clip } from "../core/answer.ts";
 import type { PerfResult } from "../core/browser/perf/perf.ts";
 import type { PerfCause } from "../core/browser/perf/perfCauses.ts";
 import type { VitalsFacts } from "../core/browser/perf/vitals.ts";
+import { type againstBaselineFile, BASELINE_METRICS, type BaselineMetric } from "../core/checks/perfBaseline.ts";
 
 /** One cause as the agent reads it: rule, element, where to change it, what to change (the perf tool's `limits` clip them). */
 export function causeItem(cause: PerfCause): Answer {
@@ -61,5 +62,30 @@ export function perfAnswer(path: string, result: PerfResult, report: string | un
       ? { note: "Measured on the dev server: timings are not what readers get. Build, start with mode preview, then measure." }
       : {}),
     ...(report ? { files: { report } } : {}),
+  };
+}
+
+/** The page against the perf baseline, short: the verdict, the loads on each side, each judged metric's shift and interval, what changed. */
+export function baselineAnswer(against: Awaited<ReturnType<typeof againstBaselineFile>>): Answer {
+  if ("unavailable" in against) return { unavailable: against.unavailable };
+  const { before, now, comparison, changed, machineChanged } = against;
+  const shifts: Record<string, string> = {};
+  for (const [metric, each] of Object.entries(comparison.metrics) as [
+    BaselineMetric,
+    NonNullable<(typeof comparison.metrics)[BaselineMetric]>,
+  ][]) {
+    if (!BASELINE_METRICS[metric].judged) continue;
+    const { name, unit } = BASELINE_METRICS[metric];
+    const signed = (value: number) =>
+      `${value >= 0 ? "+" : ""}${Math.abs(value) >= 10 ? Math.round(value) : Math.round(value * 100) / 100}`;
+    shifts[name] =
+      `${each.verdict}: ${signed(each.estimate)}${unit} (${signed(each.low)} to ${signed(each.high)}; spread ${Math.round(each.cv.current * 100)} %)`;
+  }
+  return {
+    verdict: comparison.verdict,
+    loads: `${before.samples.loadMs.length} in the baseline, ${now.samples.loadMs.length} now`,
+    shifts,
+    ...(changed.length ? { changed: changed.slice(0, 4) } : {}),
+    ...(machineChanged.length ? { machine: `another machine than the baseline's: ${machineChanged.join("; ")}` } : {}),
   };
 }

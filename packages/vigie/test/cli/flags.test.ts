@@ -69,6 +69,10 @@ describe("the commands refuse a bad command line with exit 2 and what is accepte
     [["validate", "--json"], /vigie validate: --json needs a value: --json FILE/],
     [["validate", "--shard", "3/2"], /--shard 3\/2: expected I\/N with 1 <= I <= N/],
     [["validate", "--build"], /vigie validate: --build goes with --changed \(a full run always builds\)/],
+    [
+      ["validate", "--perf-baseline", "/nowhere/at/all/base.json"],
+      /--perf-baseline \/nowhere\/at\/all\/base\.json: the folder \/nowhere\/at\/all does not exist/,
+    ],
     [["validate", "--project", "/nowhere/at/all"], /vigie validate: --project \/nowhere\/at\/all: no such directory/],
     [["doctor", "--project=/nowhere/at/all"], /--project \/nowhere\/at\/all: no such directory/],
     [["merge", "--strict=1"], /vigie merge: --strict takes no value/],

@@ -73,6 +73,8 @@ export interface ValidateOptions {
   signal?: AbortSignal;
   /** Check only what a change can have affected (see ChangeScope). */
   changes?: ChangeScope;
+  /** The perf baseline: the measured pages' samples written to `write`, compared with those in `compare`. */
+  perfBaseline?: { write?: string; compare?: string };
 }
 
 export type CheckName = keyof NonNullable<VigieConfig["checks"]>;

@@ -58,6 +58,14 @@ export interface PerfFigure {
   runs?: number;
   /** Lowest–highest over the loads: "load 120–180 ms, LCP 300–420 ms". */
   spread?: string;
+  /** Against the perf baseline: the page's verdict, and per metric the shift and its interval. */
+  baseline?: {
+    verdict: "regressed" | "improved" | "unchanged" | "inconclusive";
+    metrics: Record<
+      string,
+      { verdict: string; estimate: number; low: number; high: number; p: number; cv: number; before: number[]; now: number[] }
+    >;
+  };
 }
 
 export interface ValidationReport {

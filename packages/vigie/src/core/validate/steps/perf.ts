@@ -9,6 +9,7 @@ import type { PerfCause } from "../../browser/perf/perfCauses.ts";
 import { checkPagePerf } from "../../checks/perf.ts";
 import { chosenPages, enabled, firstShard, givenUrl, productionServer, type Step, type ValidateContext } from "./context.ts";
 import type { Finding, PerfFigure } from "./findings.ts";
+import { againstBaseline, baselineRun, finishBaseline } from "./perfAgainst.ts";
 
 /** The pages measured: the config's, else the home and the first article the crawl saw; only the chosen ones after a change. */
 async function routesOf(ctx: ValidateContext): Promise<string[]> {
@@ -67,7 +68,11 @@ export function causeFindings(ctx: ValidateContext, route: string, causes: PerfC
 }
 
 /** One route measured: its figure, and a finding per metric over budget (or why it could not be measured). */
-async function measureRoute(ctx: ValidateContext, url: string, route: string): Promise<{ figure?: PerfFigure; findings: Finding[] }> {
+async function measureRoute(
+  ctx: ValidateContext,
+  url: string,
+  route: string,
+): Promise<{ figure?: PerfFigure; findings: Finding[]; result?: PerfResult }> {
   const tool = ctx.tool("browser_perf");
   const result = await checkPagePerf(ctx.site, { session: ctx.options.session, url: `${url}${route}`, config: ctx.config });
   if (result instanceof Error) {
@@ -77,7 +82,7 @@ async function measureRoute(ctx: ValidateContext, url: string, route: string): P
   }
   const figure = figureOf(route, result);
   if (figure.verdict === "not_judged") return { figure, findings: [] };
-  return { figure, findings: [...budgetFindings(ctx, route, result), ...causeFindings(ctx, route, result.causes)] };
+  return { figure, result, findings: [...budgetFindings(ctx, route, result), ...causeFindings(ctx, route, result.causes)] };
 }
 
 /** ", 120–180 over the loads" for a metric, when the loads were kept. */
@@ -133,6 +138,7 @@ export const perfStep: Step = {
     const perf: PerfFigure[] = [];
     const findings: Finding[] = [];
     const skipped: string[] = [];
+    const baseline = await baselineRun(ctx);
     for (const route of routes) {
       // An error page is not what readers are meant to get: its timings mean nothing.
       const status = await statusOf(ctx, url, route);
@@ -141,14 +147,28 @@ export const perfStep: Step = {
         continue;
       }
       const measured = await measureRoute(ctx, url, route);
+      if (measured.figure && measured.result && baseline) {
+        const compared = await againstBaseline(ctx, baseline, route, `${url}${route}`, measured.result);
+        if (compared) measured.figure.baseline = compared;
+      }
       if (measured.figure) perf.push(measured.figure);
       findings.push(...measured.findings);
     }
+    const said = baseline ? finishBaseline(ctx, baseline) : "";
+    findings.push(...(baseline?.findings ?? []));
     return {
-      status: findings.some((finding) => finding.rule === "perf-budget") ? "warn" : "ok",
+      status: findings.some((finding) => finding.severity === "fail")
+        ? "fail"
+        : findings.some((finding) => finding.rule === "perf-budget" || finding.rule === "perf-regression")
+          ? "warn"
+          : "ok",
       summary: [
-        ...perf.map((p) => `${p.page} load ${p.loadMs} ms${p.verdict === "not_judged" ? " (dev, not judged)" : ""}`),
+        ...perf.map(
+          (p) =>
+            `${p.page} load ${p.loadMs} ms${p.verdict === "not_judged" ? " (dev, not judged)" : ""}${p.baseline ? ` (${p.baseline.verdict} against the baseline)` : ""}`,
+        ),
         ...skipped,
+        ...(said ? [said] : []),
       ].join(", "),
       findings,
       perf,
