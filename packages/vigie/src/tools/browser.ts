@@ -246,12 +246,12 @@ export const browserTools: ToolDefinition[] = [
     readOnly: true,
     idempotent: true,
     description:
-      "Measure a page over N cold loads: medians vs budget (vigie.config.json) and why: LCP element and phases, shifts, slow interaction (actions); each cause: element, source line, fix. Judge on a preview build.",
+      "Measure a page over N cold loads: medians vs budget, or vs a baseline, and why (LCP, shifts, slow interaction): causes with element, source line, fix. Judge a build.",
     args: (z) => ({
       ...target(z),
-      runs: z.number().int().min(1).max(20).describe("loads, default perfRuns or 3").optional(),
+      runs: z.number().int().min(1).max(20).describe("loads, default 3").optional(),
       actions: actions(z, "as js_errors'; for INP"),
-      baseline: z.string().min(1).describe("perf baseline file (validate --perf-baseline): did this page get slower?").optional(),
+      baseline: z.string().min(1).optional(),
     }),
     answer: (z) => ({
       path: z.string(),
