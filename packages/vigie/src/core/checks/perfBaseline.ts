@@ -10,7 +10,7 @@ import type { PerfResult, PerfSample } from "../browser/perf/perf.ts";
 import type { BrowserSession } from "../browser/session/session.ts";
 import type { VigieConfig } from "../config.ts";
 import { readText } from "../files.ts";
-import { type Comparison, compareSamples } from "../stats.ts";
+import { type Comparison, compareSamples, median } from "../stats.ts";
 import { VIGIE_VERSION } from "../version.ts";
 import { checkPagePerf } from "./perf.ts";
 
@@ -161,12 +161,6 @@ export function shiftText(metric: BaselineMetric, comparison: Comparison, before
 const round = (value: number) => (Math.abs(value) >= 10 ? Math.round(value) : Math.round(value * 100) / 100);
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
-
 const DEFAULT_MAX_LOADS = 12;
 const MORE_LOADS = 3;
 
@@ -187,20 +181,16 @@ export async function againstBaseline(
   before: BaselinePage,
   result: PerfResult,
 ): Promise<AgainstBaseline> {
-  const causes = baselinePage(result);
   let samples = result.samples;
-  let now = causes;
+  let now = baselinePage(result);
   let comparison = comparePage(before, now);
   const maxLoads = options.config.perfRegression?.maxLoads ?? DEFAULT_MAX_LOADS;
   while (comparison.wantsMore && samples.length < maxLoads) {
     const more = await checkPagePerf(site, { ...options, runs: MORE_LOADS });
     if (more instanceof Error) break;
     samples = [...samples, ...more.samples];
-    now = {
-      ...baselinePage({ ...result, samples }),
-      causes: causes.causes,
-      ...(causes.lcpElement ? { lcpElement: causes.lcpElement } : {}),
-    };
+    // The causes and the LCP element stay those of the result's loads: only the samples grow.
+    now = baselinePage({ ...result, samples });
     comparison = comparePage(before, now);
   }
   return { now, comparison, changed: whatChanged(before, now, comparison) };

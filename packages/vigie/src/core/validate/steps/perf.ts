@@ -9,7 +9,7 @@ import type { PerfCause } from "../../browser/perf/perfCauses.ts";
 import { checkPagePerf } from "../../checks/perf.ts";
 import { chosenPages, enabled, firstShard, givenUrl, productionServer, type Step, type ValidateContext } from "./context.ts";
 import type { Finding, PerfFigure } from "./findings.ts";
-import { againstBaseline, baselineRun, finishBaseline } from "./perfAgainst.ts";
+import { baselineRun, finishBaseline, routeAgainstBaseline } from "./perfAgainst.ts";
 
 /** The pages measured: the config's, else the home and the first article the crawl saw; only the chosen ones after a change. */
 async function routesOf(ctx: ValidateContext): Promise<string[]> {
@@ -148,7 +148,7 @@ export const perfStep: Step = {
       }
       const measured = await measureRoute(ctx, url, route);
       if (measured.figure && measured.result && baseline) {
-        const compared = await againstBaseline(ctx, baseline, route, `${url}${route}`, measured.result);
+        const compared = await routeAgainstBaseline(ctx, baseline, route, `${url}${route}`, measured.result);
         if (compared) measured.figure.baseline = compared;
       }
       if (measured.figure) perf.push(measured.figure);

@@ -7,10 +7,10 @@
 import type { PerfResult } from "../../browser/perf/perf.ts";
 import {
   type AgainstBaseline,
+  againstBaseline,
   type BaselineMetric,
   type BaselinePage,
   baselinePage,
-  againstBaseline as compareWithBaseline,
   machineChanges,
   machineNow,
   type PageComparison,
@@ -62,14 +62,14 @@ export async function baselineRun(ctx: ValidateContext): Promise<BaselineRun | u
  * One measured page against the baseline (more loads first when they could decide it): its
  * figure's comparison, and a finding when it regressed. The page is kept for the baseline written.
  */
-export async function againstBaseline(ctx: ValidateContext, run: BaselineRun, route: string, url: string, result: PerfResult) {
+export async function routeAgainstBaseline(ctx: ValidateContext, run: BaselineRun, route: string, url: string, result: PerfResult) {
   const before = run.compare?.pages[route];
   if (!run.compare || !before) {
     if (run.compare) run.notes.push(`${route}: not in the baseline`);
     run.pages[route] = baselinePage(result);
     return undefined;
   }
-  const against = await compareWithBaseline(ctx.site, { session: ctx.options.session, url, config: ctx.config }, before, result);
+  const against = await againstBaseline(ctx.site, { session: ctx.options.session, url, config: ctx.config }, before, result);
   const { now, comparison } = against;
   run.pages[route] = now;
   if (comparison.verdict === "regressed") run.findings.push(regression(ctx, run, route, before, against));
