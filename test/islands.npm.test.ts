@@ -10,8 +10,6 @@
 // install; the figures are printed.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { checkJsErrors } from "../packages/vigie/src/core/browser/load/jsErrors.ts";
-import { BrowserSession } from "../packages/vigie/src/core/browser/session/session.ts";
 import { figure, initSite, seconds, validateSite } from "./support/package-checks.ts";
 import { endAll, type InstalledSite, ISLANDS_DEPENDENCIES, installSite, packedVigie, type SiteSpec } from "./support/site-install.ts";
 
@@ -314,38 +312,6 @@ const SPEC: SiteSpec = {
   dependencies: ISLANDS_DEPENDENCIES,
 };
 
-const median = (values: number[]) => {
-  const sorted = values.toSorted((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-};
-
-/**
- * The cost of reading a page (scroll to the end, islands waited for) and of one navigation
- * after it, on the islands home page (a long page with three islands) and the page that
- * follows a link: medians of alternating runs, printed as figures.
- */
-async function measureReader(url: string): Promise<void> {
-  const session = new BrowserSession();
-  const times = { plain: [] as number[], read: [] as number[], navigate: [] as number[] };
-  try {
-    await checkJsErrors(session, `${url}/`);
-    for (let run = 0; run < 5; run += 1) {
-      const kinds = run % 2 === 0 ? (["plain", "read", "navigate"] as const) : (["navigate", "read", "plain"] as const);
-      for (const kind of kinds) {
-        const started = performance.now();
-        await checkJsErrors(session, `${url}/`, kind === "plain" ? { read: false } : kind === "read" ? {} : { follow: ["/about/"] });
-        times[kind].push(performance.now() - started);
-      }
-    }
-  } finally {
-    await session.close();
-  }
-  const [plain, read, navigate] = [median(times.plain), median(times.read), median(times.navigate)];
-  figure(
-    `islands site (dev server), home page, medians of 5: load and settle ${Math.round(plain)} ms, read +${Math.round(read - plain)} ms, one navigation +${Math.round(navigate - read)} ms`,
-  );
-}
-
 interface Finding {
   severity: string;
   tool: string;
@@ -467,7 +433,6 @@ describe("the vigie package on a site with React, Preact, Solid, Vue and Svelte 
         missing.stdout,
       );
       figure(`js_errors (dev), a missing target, ${Buffer.byteLength(missing.stdout.trim())} B: ${missing.stdout.trim()}`);
-      await measureReader(`http://127.0.0.1:${site.read(".opencode/dev-server.port").trim()}`);
     } finally {
       await site.vigie(["dev_stop"], 60_000);
     }
