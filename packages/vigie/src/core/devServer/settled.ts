@@ -12,7 +12,7 @@ import { bootId, commandOf, isLive, listProcesses, readProcStat, workingDirector
 import type { Project } from "../project.ts";
 import { sleep, waitUntil } from "../wait.ts";
 import { ASTRO_COMMAND, astroLockPath, readAstroLock } from "./astroLock.ts";
-import { files } from "./state.ts";
+import { files, readRecord } from "./state.ts";
 
 /** The longest a build waits for a dev server to finish starting. */
 export const DEV_START_WAIT_MS = 60_000;
@@ -39,10 +39,22 @@ function lockHolder(project: Project): number | undefined {
   }
 }
 
-/** `astro dev` processes of the project's folder that are not listening yet (.astro/dev.json does not name them). */
+/** The process group of the dev server vigie started on the project, once it is ready (its record has the port it listens on). */
+function readyGroup(project: Project): number | undefined {
+  const record = readRecord(project);
+  return record?.port !== undefined && record.bootId === bootId() ? record.pgid : undefined;
+}
+
+/**
+ * `astro dev` processes of the project's folder that are not listening yet: .astro/dev.json does
+ * not name them (Astro 7 writes it once it listens), and they are not the dev server vigie
+ * started and saw ready (Astro 5 and 6 write no dev.json: without this, a build would wait for
+ * vigie's own listening server the whole DEV_START_WAIT_MS).
+ */
 function astroDevStarting(project: Project): number[] {
   const root = real(project.root);
   const listening = readAstroLock(astroLockPath(project, "dev"))?.pid;
+  const ours = readyGroup(project);
   const cwds = workingDirectories();
   const all = listProcesses();
   // The listening server and what started it (`sh -c "astro dev"` under `npm run dev`).
@@ -51,7 +63,7 @@ function astroDevStarting(project: Project): number[] {
   for (let pid = listening; pid !== undefined && pid > 1 && !serving.has(pid); pid = byPid.get(pid)?.ppid) serving.add(pid);
   const starting: number[] = [];
   for (const stat of all) {
-    if (serving.has(stat.pid) || stat.pid === process.pid || !isLive(stat)) continue;
+    if (serving.has(stat.pid) || stat.pid === process.pid || stat.pgid === ours || !isLive(stat)) continue;
     const cwd = cwds.get(stat.pid);
     if (!cwd || real(cwd) !== root) continue;
     const command = commandOf(stat.pid, 400) ?? "";

@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { devStarting, untilAstroFilesWritten, untilNoDevStart, writingAstroFiles } from "../../../src/core/devServer/settled.ts";
+import { writeRecord } from "../../../src/core/devServer/state.ts";
+import { bootId, readProcStat } from "../../../src/core/process/inspect.ts";
 import { projectAt } from "../../../src/core/project.ts";
 
 let root = "";
@@ -36,6 +38,40 @@ test("an astro dev of the project not listening yet is starting; named by Astro'
   writeFileSync(join(root, ".astro", "dev.json"), JSON.stringify({ pid: child?.pid, port: 4321 }));
   assert.equal(devStarting(project), undefined);
   rmSync(join(root, ".astro", "dev.json"));
+});
+
+test("the dev server vigie started is starting until its record has its port; Astro 5 and 6 write no dev.json", async () => {
+  const own = mkdtempSync(join(tmpdir(), "vigie-settled-own-"));
+  mkdirSync(join(own, ".opencode"), { recursive: true });
+  const project = projectAt(own);
+  const ours = spawn(process.execPath, [join(root, "node_modules", ".bin", "astro"), "dev"], {
+    cwd: own,
+    detached: true,
+    stdio: ["pipe", "ignore", "ignore"],
+  });
+  try {
+    await once(ours, "spawn");
+    const pid = ours.pid as number;
+    const startTime = readProcStat(pid)?.startTime as number;
+    const record = {
+      pid,
+      pgid: pid,
+      startTime,
+      bootId: bootId(),
+      command: ["astro", "dev"],
+      mode: "dev" as const,
+      requestedPort: 4321,
+      startedAt: Date.now(),
+    };
+    writeRecord(project, record);
+    assert.equal(devStarting(project), `pid ${pid} (astro dev)`);
+    // Ready: the record has the port it listens on. No .astro/dev.json, as under Astro 5 and 6.
+    writeRecord(project, { ...record, port: 4321, url: "http://127.0.0.1:4321/" });
+    assert.equal(devStarting(project), undefined);
+  } finally {
+    ours.kill("SIGKILL");
+    rmSync(own, { recursive: true, force: true });
+  }
 });
 
 test("untilNoDevStart waits for the start to end, and says what it waited for", async () => {
