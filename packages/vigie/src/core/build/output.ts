@@ -42,6 +42,16 @@ const NAMED = /^\[([A-Za-z][A-Za-z]*Error|[A-Z][A-Z0-9_]+)\] (.+)$/;
 const SECTION = /^(Location|Hint|Stack trace|Error reference|Caused by):\s*$/;
 const FRAME = /^\s*╭─\[ ?(.+?):(\d+):(\d+) ?\]/;
 const STACK = /^\s+at /;
+/** A page file being generated: "▶ src/pages/homes/personal.astro". */
+const GENERATING = /^(?:\d{2}:\d{2}:\d{2} )?▶ (\S+)\s*$/;
+/**
+ * A page whose generation failed, as Astro 5 and 6 print it: the error glued to the output
+ * path where its time would have been, "  └─ /homes/personal/index.htmlfetch failed".
+ */
+const FAILED_PAGE = /^(?:\d{2}:\d{2}:\d{2} )?\s+└─ (\/\S*?\.html)(?!\s*\(\+)(\S.*)$/;
+
+/** The route of an output path: /homes/personal/index.html → /homes/personal, /404.html → /404. */
+const routeOf = (html: string) => html.replace(/\/index\.html$/, "").replace(/\.html$/, "") || "/";
 
 interface Block {
   level: "error" | "warn";
@@ -56,7 +66,16 @@ export function parseBuildOutput(output: string): ParsedOutput {
   const lines = output.split("\n");
   const blocks: Block[] = [];
   let current: Block | undefined;
+  let page: string | undefined;
   for (const [index, line] of lines.entries()) {
+    const failed = FAILED_PAGE.exec(line);
+    if (failed) {
+      const where = `Caught error rendering ${routeOf(failed[1] ?? "")}: ${failed[2]}`;
+      current = { level: "error", first: where, lines: page ? ["Location:", `  ${page}:0:0`] : [], before: [] };
+      blocks.push(current);
+      continue;
+    }
+    page = GENERATING.exec(line)?.[1] ?? page;
     const level = LEVEL.exec(line);
     const named = !level && !current ? NAMED.exec(line) : null;
     if (level || named) {

@@ -143,4 +143,33 @@ describe("a build that needs the network", () => {
     const [error] = parseBuildOutput(output).errors;
     assert.deepEqual([error?.host, error?.reach], ["203.0.113.9", "no-connection"]);
   });
+
+  test("Astro 5 and 6: the error glued to the page's output path, the page's file from the line above", () => {
+    const output = [
+      " generating static routes ",
+      "10:35:22 ▶ src/pages/404.astro",
+      "10:35:22   └─ /404.html (+25ms) ",
+      "10:35:22 ▶ src/pages/homes/personal.astro",
+      "10:35:22   └─ /homes/personal/index.htmlfetch failed",
+      "  Stack trace:",
+      "",
+      "  Caused by:",
+      "  getaddrinfo ENOTFOUND plus.unsplash.com",
+      "    at GetAddrInfoReqWrap.onlookupall [as oncomplete] (node:dns:123:26)",
+    ].join("\n");
+    const { errors } = parseBuildOutput(output);
+    assert.equal(errors.length, 1, JSON.stringify(errors));
+    const [error] = errors;
+    assert.deepEqual(
+      { route: error?.route, file: error?.file, message: error?.message, cause: error?.cause, host: error?.host, reach: error?.reach },
+      {
+        route: "/homes/personal",
+        file: "src/pages/homes/personal.astro",
+        message: "fetch failed",
+        cause: "getaddrinfo ENOTFOUND plus.unsplash.com",
+        host: "plus.unsplash.com",
+        reach: "not-found",
+      },
+    );
+  });
 });
