@@ -91,6 +91,13 @@ before(async () => {
   server.routes.set("/never/", { body: html(`${ISLAND_RUNTIME}${island("Missing", "load")}`) });
   server.routes.set("/one/", { body: html(`${ROUTER}<a href="/two/">two</a>`) });
   server.routes.set("/two/", { body: html(`${ROUTER}<p>two</p>`) });
+  // A link the router lets the browser load in full (Astro's data-astro-reload; a page without the router).
+  server.routes.set("/full/", {
+    body: html(
+      `${ROUTER.replace('const anchor = event.target.closest("a");', 'const anchor = event.target.closest("a:not([data-astro-reload])");')}<a href="/plain/" data-astro-reload>plain</a>`,
+    ),
+  });
+  server.routes.set("/plain/", { body: html("<p>plain</p>") });
   // Below the fold, what reacts to the reader's scrolling: an element observed for visibility
   // (not an island) that then asks for a file that is missing, and a scroll listener that throws.
   server.routes.set("/observed/", {
@@ -212,6 +219,12 @@ describe("in-site navigations (a site with <ClientRouter />)", () => {
     assert.ok(fault, JSON.stringify(findings));
     assert.equal(fault.after, "/one/ → /two/");
     assert.match(faultText(fault), /^after \/one\/ → \/two\/: Uncaught second page failed on purpose/);
+  });
+
+  test("a link the router leaves to the browser loads the next page in full: a navigation, not a fault", async () => {
+    const findings = await check("/full/", { follow: ["/plain/"] });
+    assert.deepEqual(findings.navigations, [{ from: "/full/", to: "/plain/", swapped: false }], JSON.stringify(findings));
+    assert.equal(pageSummary(findings), "clean: no error, no failed request", JSON.stringify(findings));
   });
 
   test("a crawl follows the first in-site link of the first page of each kind", async () => {

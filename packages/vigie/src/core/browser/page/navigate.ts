@@ -8,6 +8,9 @@ import { readPage } from "./islands.ts";
 import { afterLoad, DEV_QUIET_MS, QUIET_MS, READ_TIMEOUT_MS, waitForQuiet } from "./readers.ts";
 import type { Collector } from "./recorders.ts";
 
+/** What an evaluation ended by a new document says. */
+const LOADED_ANEW = /Execution context was destroyed|navigat/i;
+
 /** Most navigations one check makes, and how long each may take. */
 const MAX_NAVIGATIONS = 5;
 const NAVIGATION_TIMEOUT_MS = 8000;
@@ -43,6 +46,7 @@ export async function navigate(page: Page, collector: Collector, options: CheckO
   for (const to of paths) {
     const from = new URL(page.url()).pathname;
     collector.navigated(`${from} → ${to}`);
+    let loadedAnew = false;
     const failed = await page
       .evaluate(
         async ({ to, swaps, timeoutMs }) => {
@@ -67,9 +71,17 @@ export async function navigate(page: Page, collector: Collector, options: CheckO
         },
         { to, swaps, timeoutMs: NAVIGATION_TIMEOUT_MS },
       )
-      // Without <ClientRouter />, the click loads a new document and ends this evaluation.
-      .catch((error: Error) => (swaps ? clip(error.message.split("\n")[0] ?? "failed", 120) : undefined));
-    if (!swaps) await page.waitForLoadState("load", { timeout: NAVIGATION_TIMEOUT_MS }).catch(() => undefined);
+      // A click that loads a new document ends this evaluation: always without <ClientRouter />,
+      // and with it when the router lets the browser load the page (a link with
+      // data-astro-reload, a page without the router): a navigation all the same.
+      .catch((error: Error) => {
+        if (!swaps || LOADED_ANEW.test(error.message)) {
+          loadedAnew = swaps;
+          return undefined;
+        }
+        return clip(error.message.split("\n")[0] ?? "failed", 120);
+      });
+    if (!swaps || loadedAnew) await page.waitForLoadState("load", { timeout: NAVIGATION_TIMEOUT_MS }).catch(() => undefined);
     const quietMs = options.quietMs ?? ((await afterLoad(page)).dev ? DEV_QUIET_MS : QUIET_MS);
     const deadline = Date.now() + NAVIGATION_TIMEOUT_MS;
     await waitForQuiet(collector, quietMs, deadline);
@@ -79,7 +91,7 @@ export async function navigate(page: Page, collector: Collector, options: CheckO
     }
     const landed = new URL(page.url()).pathname;
     const wrong = landed !== to ? `ended on ${landed}` : undefined;
-    navigations.push({ from, to, swapped: swaps, ...(failed || wrong ? { failed: failed ?? wrong } : {}) });
+    navigations.push({ from, to, swapped: swaps && !loadedAnew, ...(failed || wrong ? { failed: failed ?? wrong } : {}) });
   }
   return navigations;
 }
