@@ -5,6 +5,7 @@
 // (After a crawl of the build, its callers record the pages with `recordCheckedPages`.)
 
 import { builtDirs, onDemandPaths, routeOfPath, type Site } from "../astro/site.ts";
+import { pageTemplates } from "../astro/templates.ts";
 import { type CrawlPage, type CrawlResult, crawlSite } from "../browser/load/crawl.ts";
 import type { PageFault } from "../browser/page/faults.ts";
 import type { BrowserSession } from "../browser/session/session.ts";
@@ -79,6 +80,7 @@ export async function crawlSitePages(site: Site, options: SiteCrawlOptions): Pro
     sourceRoot: site.project.root,
     storageState: storageStateOf(site.project, config),
     phone: checksPhone(config),
+    templateOf: pageTemplates(site.project.root, site.base),
     networkPolicy: config.network ?? "auto",
     onProgress: options.onProgress,
   });

@@ -58,6 +58,11 @@ export interface CrawlOptions extends CheckOptions {
    * shows (a `client:media` island, stylesheet rules that hide or show elements by width). Default true.
    */
   phone?: boolean;
+  /**
+   * The page file a path comes from (its template), when the site's files say it: the phone
+   * pass takes one page per template. Without it, or where it has none, the path's pattern.
+   */
+  templateOf?: (path: string) => string | undefined;
   /** After each page: pages done, pages known so far (at most maxPages), its path, pages with a fault so far. */
   onProgress?: (done: number, total: number, path: string, failing: number) => void;
   signal?: AbortSignal;
@@ -320,7 +325,7 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
   const network = new NetworkView(options.networkPolicy ?? "auto");
   const run: Visit = { baseUrl, options: { ...options, network }, pageTimeoutMs, audit: auditor(options), navigate };
   const phone = phoneContext(session, options.storageState);
-  const phoneFor = phoneChoice();
+  const phoneFor = phoneChoice((path) => options.templateOf?.(path) ?? pageKind(path));
 
   await session.withPage(async (firstPage, context) => {
     let spare: Page | undefined = firstPage;
@@ -377,16 +382,16 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
 
 /**
  * Which pages a crawl also checks on a phone: every page whose `client:media` island the phone
- * matches, and otherwise one page per template (route pattern) among those whose stylesheets
+ * matches, and otherwise one page per template (its page file, else its path's pattern) among those whose stylesheets
  * show or hide elements on narrow screens: a site of responsive utilities has them on every
  * page, and its pages of one template differ in content, not in layout.
  */
-function phoneChoice(): (checked: PageFindings, path: string) => boolean {
+function phoneChoice(templateOf: (path: string) => string): (checked: PageFindings, path: string) => boolean {
   const templates = new Set<string>();
   return (checked, path) => {
     if (!checked.narrow?.length) return false;
     if (checked.narrow.some((reason) => reason.startsWith("client:media"))) return true;
-    const kind = pageKind(path);
+    const kind = templateOf(path);
     if (templates.has(kind)) return false;
     templates.add(kind);
     return true;
