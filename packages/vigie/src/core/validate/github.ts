@@ -212,6 +212,11 @@ export function jobSummary(report: ValidationReport, files: string[] = []): stri
       `${report.accepted.length} finding${report.accepted.length === 1 ? "" : "s"} accepted in vigie.config.json (not counted).`,
       "",
     );
+  if (report.notJudged?.length)
+    lines.push(
+      `${report.notJudged.length} finding${report.notJudged.length === 1 ? "" : "s"} not judged: this machine cannot reach ${[...new Set(report.notJudged.map((finding) => finding.unreachable))].join(", ")} (not counted).`,
+      "",
+    );
   if (files.length) lines.push(`Reports: ${files.map((file) => `\`${file}\``).join(", ")}.`, "");
   return `${lines.join("\n")}\n`;
 }

@@ -30,6 +30,10 @@ export function toText(report: ValidationReport): string {
     lines.push("", `accepted in vigie.config.json (${report.accepted.length}, not counted):`);
     for (const finding of report.accepted) lines.push(`  ${where(finding)} [${finding.tool}] ${finding.rule}: ${finding.reason}`);
   }
+  if (report.notJudged?.length) {
+    lines.push("", `not judged: this machine's network (${report.notJudged.length}, not counted):`);
+    for (const finding of report.notJudged) lines.push(`  ${where(finding)} [${finding.tool}] ${finding.message}`);
+  }
   lines.push("", "steps:");
   for (const step of report.steps)
     lines.push(`  ${step.status.padEnd(7)} ${step.name.padEnd(16)} ${(step.ms / 1000).toFixed(1).padStart(5)} s  ${step.summary}`);
@@ -222,5 +226,6 @@ export function mergeReports(reports: ValidationReport[]): ValidationReport {
     screenshots: reports.flatMap((r) => r.screenshots),
     ...(first.site ? { site: first.site } : {}),
     ...(reports.some((r) => r.accepted?.length) ? { accepted: reports.flatMap((r) => r.accepted ?? []) } : {}),
+    ...(reports.some((r) => r.notJudged?.length) ? { notJudged: reports.flatMap((r) => r.notJudged ?? []) } : {}),
   };
 }

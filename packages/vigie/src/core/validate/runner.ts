@@ -23,7 +23,7 @@ import { linksStep } from "./steps/links.ts";
 import { lintStep } from "./steps/lint.ts";
 import { perfStep } from "./steps/perf.ts";
 import { routesStep } from "./steps/routes.ts";
-import { setAccepted } from "./steps/triage.ts";
+import { setAccepted, setNotJudged } from "./steps/triage.ts";
 
 export type { ProgressEvent, ValidateOptions } from "./steps/context.ts";
 
@@ -192,6 +192,9 @@ function collect(report: ValidationReport, results: StepResult[]): void {
 function finish(report: ValidationReport, ctx: ValidateContext | undefined, started: number): ValidationReport {
   const accepted = setAccepted(report.findings, ctx?.config.accept ?? []);
   if (accepted.length) report.accepted = accepted;
+  // What this machine's network explains is said, and does not set the verdict.
+  const notJudged = setNotJudged(report.findings);
+  if (notJudged.length) report.notJudged = notJudged;
   for (const finding of report.findings) delete finding.matches;
   report.verdict = report.harnessError ? "FAIL" : verdictOf(report.findings);
   report.durationS = Math.round((Date.now() - started) / 100) / 10;

@@ -9,8 +9,9 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { SaxesParser } from "saxes";
 import { BrowserSession } from "../../../src/core/browser/session/session.ts";
-import { toHtml, toJUnit } from "../../../src/core/validate/reports.ts";
-import type { ValidationReport } from "../../../src/core/validate/steps/findings.ts";
+import { toHtml, toJUnit, toText } from "../../../src/core/validate/reports.ts";
+import { type Finding, type ValidationReport, verdictOf } from "../../../src/core/validate/steps/findings.ts";
+import { setNotJudged } from "../../../src/core/validate/steps/triage.ts";
 
 /** XML 1.0's Char production: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]. */
 const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
@@ -157,5 +158,41 @@ describe("the HTML report in Chromium", () => {
     } finally {
       await session.close();
     }
+  });
+});
+
+describe("findings this machine's network explains", () => {
+  test("are moved apart: not counted in the verdict, listed once under 'not judged' in the text report", () => {
+    const findings: Finding[] = [
+      { severity: "warn", tool: "blog_browser_a11y", rule: "region", page: "/", message: "region (moderate, 1×)", fix: "See axe." },
+      {
+        severity: "warn",
+        tool: "blog_build_run",
+        rule: "build-network",
+        page: "/homes/personal/",
+        file: "src/pages/homes/personal.astro:296:21",
+        unreachable: "plus.unsplash.com",
+        message: "not judged: the build of the page /homes/personal fetched plus.unsplash.com, which this machine cannot reach",
+        fix: "Nothing to fix if the machines that build the site reach plus.unsplash.com.",
+      },
+    ];
+    const notJudged = setNotJudged(findings);
+    assert.deepEqual(
+      notJudged.map((finding) => finding.rule),
+      ["build-network"],
+    );
+    assert.deepEqual(
+      findings.map((finding) => finding.rule),
+      ["region"],
+    );
+    assert.equal(verdictOf(findings), "WARN");
+    assert.equal(verdictOf([]), "PASS");
+    const report = { ...reportWith("x", "/"), verdict: "WARN" as const, findings, notJudged };
+    const text = toText(report);
+    assert.match(text, /^WARN — 0 failures, 1 warning/);
+    assert.match(
+      text,
+      /not judged: this machine's network \(1, not counted\):\n {2}\/homes\/personal\/ src\/pages\/homes\/personal\.astro:296:21 \[blog_build_run\] not judged: the build/,
+    );
   });
 });

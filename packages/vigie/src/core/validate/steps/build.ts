@@ -64,6 +64,7 @@ function networkFinding(ctx: ValidateContext, error: BuildIssue, report: string)
     severity: "warn",
     tool: ctx.tool("build_run"),
     rule: "build-network",
+    unreachable: error.host,
     ...(error.route ? { page: error.route.endsWith("/") ? error.route : `${error.route}/` } : {}),
     ...(error.file ? { file: loc(error.file, error.line, error.column) } : {}),
     message: `not judged: the build of ${what} fetched ${error.host}, which this machine cannot reach (${error.cause ?? error.message})`,

@@ -42,6 +42,7 @@ function faultFinding(ctx: ValidateContext, page: CrawlPage, fault: SiteFault): 
     page: page.path,
     ...(source ? { file: source } : {}),
     ...(fault.viewport ? { viewport: fault.viewport } : {}),
+    ...(network ? { unreachable: fault.unreachedHost } : {}),
     message: network ? `${faultMessage(fault, 200)}; ${fault.unsure}` : faultMessage(fault, 400),
     fix: network
       ? "Nothing to fix if the site's servers reach that host; check the page where they do."

@@ -33,6 +33,11 @@ export interface Finding {
   message: string;
   /** What to do about it. */
   fix: string;
+  /**
+   * The host this machine cannot reach that explains it (a build or a render that fetched it):
+   * not the site's fault, so listed in the report's `notJudged`, not counted.
+   */
+  unreachable?: string;
 }
 
 export interface StepRecord {
@@ -91,6 +96,8 @@ export interface ValidationReport {
   site?: SiteFacts;
   /** Findings that vigie.config.json accepts, with its reason: listed, not counted in the verdict. */
   accepted?: AcceptedFinding[];
+  /** Findings this machine's network explains (a host it cannot reach): listed, not counted. */
+  notJudged?: Finding[];
 }
 
 export interface AcceptedFinding extends Finding {

@@ -109,6 +109,14 @@ export function acceptanceOf(finding: Finding & { matches?: string[] }, rules: A
   );
 }
 
+/** Moves the findings this machine's network explains out of `findings` (in place); returns them. */
+export function setNotJudged(findings: Finding[]): Finding[] {
+  const notJudged = findings.filter((finding) => finding.unreachable !== undefined);
+  const judged = findings.filter((finding) => finding.unreachable === undefined);
+  findings.splice(0, findings.length, ...judged);
+  return notJudged;
+}
+
 /** Moves the accepted findings out of `findings` (in place); returns them with their reason. */
 export function setAccepted(findings: (Finding & { matches?: string[] })[], rules: AcceptRule[]): AcceptedFinding[] {
   const accepted: AcceptedFinding[] = [];
