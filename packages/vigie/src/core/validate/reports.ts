@@ -8,6 +8,33 @@ import { type Finding, type ValidationReport, verdictOf } from "./steps/findings
 
 const where = (finding: Finding) => [finding.page, finding.file].filter(Boolean).join(" ") || "(site)";
 
+/** Pages named after a finding said once for several pages. */
+const PAGES_SHOWN = 4;
+
+/**
+ * The findings with the pages each is on: a finding that reads the same on several pages (the
+ * same rule, message, source and fix: a layout's fault) is said once, at its first page.
+ */
+export function onPages(findings: Finding[]): { finding: Finding; pages: string[] }[] {
+  const groups = new Map<string, { finding: Finding; pages: string[] }>();
+  const ordered: { finding: Finding; pages: string[] }[] = [];
+  for (const finding of findings) {
+    if (!finding.page) {
+      ordered.push({ finding, pages: [] });
+      continue;
+    }
+    const key = JSON.stringify([finding.severity, finding.tool, finding.rule, finding.message, finding.file, finding.fix, finding.viewport]);
+    const group = groups.get(key);
+    if (group) group.pages.push(finding.page);
+    else {
+      const made = { finding, pages: [finding.page] };
+      groups.set(key, made);
+      ordered.push(made);
+    }
+  }
+  return ordered;
+}
+
 export function toText(report: ValidationReport): string {
   const lines: string[] = [];
   if (report.harnessError) {
@@ -19,9 +46,13 @@ export function toText(report: ValidationReport): string {
   lines.push(
     `${report.verdict}${report.findings.length ? ` — ${fails} failure${fails === 1 ? "" : "s"}, ${warns} warning${warns === 1 ? "" : "s"}` : " — no finding"} (${report.durationS} s${report.shard ? `, shard ${report.shard.index}/${report.shard.count}` : ""})`,
   );
-  for (const finding of report.findings) {
+  for (const { finding, pages } of onPages(report.findings)) {
+    const others = pages.slice(1);
+    const also = others.length
+      ? ` (and ${others.length} more page${others.length === 1 ? "" : "s"}: ${others.slice(0, PAGES_SHOWN).join(", ")}${others.length > PAGES_SHOWN ? ", …" : ""})`
+      : "";
     lines.push(
-      `${finding.severity === "fail" ? "FAIL" : "WARN"} ${where(finding)} [${finding.tool}]`,
+      `${finding.severity === "fail" ? "FAIL" : "WARN"} ${where(finding)}${also} [${finding.tool}]`,
       `  ${finding.message}`,
       `  → ${finding.fix}`,
     );

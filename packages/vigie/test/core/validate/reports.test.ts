@@ -196,3 +196,23 @@ describe("findings this machine's network explains", () => {
     );
   });
 });
+
+describe("the text report", () => {
+  test("a finding that reads the same on several pages is said once, with the other pages", () => {
+    const region = (page: string): Finding => ({
+      severity: "warn",
+      tool: "blog_browser_a11y",
+      rule: "region",
+      page,
+      message: "region (moderate, 1×): All page content should be contained by landmarks at .dark",
+      fix: "See axe.",
+    });
+    const pages = ["/", "/about", "/blog", "/contact", "/pricing", "/terms"];
+    const other: Finding = { ...region("/blog"), rule: "image-alt", message: "image-alt (critical, 1×)", severity: "fail" };
+    const report = { ...reportWith("x", "/"), findings: [...pages.map(region), other] };
+    const text = toText(report);
+    assert.match(text, /^WARN \/ \(and 5 more pages: \/about, \/blog, \/contact, \/pricing, …\) \[blog_browser_a11y\]$/m);
+    assert.equal(text.match(/All page content should be contained/g)?.length, 1, text);
+    assert.match(text, /^FAIL \/blog \[blog_browser_a11y\]\n {2}image-alt/m);
+  });
+});
