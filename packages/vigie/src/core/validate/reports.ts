@@ -23,7 +23,15 @@ export function onPages(findings: Finding[]): { finding: Finding; pages: string[
       ordered.push({ finding, pages: [] });
       continue;
     }
-    const key = JSON.stringify([finding.severity, finding.tool, finding.rule, finding.message, finding.file, finding.fix, finding.viewport]);
+    const key = JSON.stringify([
+      finding.severity,
+      finding.tool,
+      finding.rule,
+      finding.message,
+      finding.file,
+      finding.fix,
+      finding.viewport,
+    ]);
     const group = groups.get(key);
     if (group) group.pages.push(finding.page);
     else {
