@@ -2,7 +2,7 @@
 // Astro routes them (index, [param], [...rest], folders and files starting with "_" left out),
 // the most specific route first: static segments before parameters, parameters before a rest.
 // A path that several routes could make counts as the most specific one's (Astro's priority:
-// which route's getStaticPaths made it is not known here). Pages a site gets from elsewhere
+// which route's getStaticPaths made it is not known here), or as all of those tied. Pages a site gets from elsewhere
 // (an integration's injected routes) have no template here.
 import { join } from "node:path";
 import { walkFiles } from "../files.ts";
@@ -59,8 +59,8 @@ function moreSpecific(a: number[], b: number[]): number {
 
 /**
  * The template of each page path of the site at `root` (under `base`): the page file under
- * src/pages it comes from, relative to the root; undefined when no file routes it, or when two
- * routes as specific as each other could.
+ * src/pages it comes from, relative to the root ("a | b" when routes as specific as each other
+ * could make it); undefined when no file routes it.
  */
 export function pageTemplates(root: string, base = "/"): (path: string) => string | undefined {
   const pages = join(root, "src", "pages");
@@ -73,9 +73,11 @@ export function pageTemplates(root: string, base = "/"): (path: string) => strin
     const within = prefix && path.startsWith(prefix) ? path.slice(prefix.length) || "/" : path;
     const plain = within.replace(/\/index\.html$/, "/").replace(/\.html$/, "");
     const route = plain === "/" ? "" : plain.replace(/\/$/, "");
-    const [found, next] = templates.filter((template) => template.pattern.test(route));
-    // Two routes as specific as each other ("posts/[...page]" and "posts/[...slug]"): which one made the page is not known.
-    if (!found || (next && moreSpecific(found.rank, next.rank) === 0)) return undefined;
-    return `src/pages/${found.file}`;
+    const matching = templates.filter((template) => template.pattern.test(route));
+    const [found] = matching;
+    if (!found) return undefined;
+    // Routes as specific as each other ("posts/[...page]" and "posts/[...slug]"): which one made the page is not known; all are named.
+    const tied = matching.filter((template) => moreSpecific(template.rank, found.rank) === 0);
+    return tied.map((template) => `src/pages/${template.file}`).join(" | ");
   };
 }

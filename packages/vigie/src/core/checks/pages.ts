@@ -80,7 +80,7 @@ export async function crawlSitePages(site: Site, options: SiteCrawlOptions): Pro
     sourceRoot: site.project.root,
     storageState: storageStateOf(site.project, config),
     phone: checksPhone(config),
-    templateOf: pageTemplates(site.project.root, site.base),
+    templateOf: sharedTemplate(site),
     networkPolicy: config.network ?? "auto",
     onProgress: options.onProgress,
   });
@@ -95,6 +95,19 @@ export async function crawlSitePages(site: Site, options: SiteCrawlOptions): Pro
   });
   const pages = result.pages.map((page) => judgeFaults(site, page, pagesUrl, causes));
   return { result, pages, causes };
+}
+
+/**
+ * The template a path shares with other pages: its dynamic route's page file ([slug], [...page]),
+ * with the path's depth (a list and its entries may come from routes tied for one path); none for
+ * a page file of its own, whose path's pattern then groups it with its siblings.
+ */
+function sharedTemplate(site: Site): (path: string) => string | undefined {
+  const templateOf = pageTemplates(site.project.root, site.base);
+  return (path) => {
+    const template = templateOf(path);
+    return template?.includes("[") ? `${template} #${path.split("/").filter(Boolean).length}` : undefined;
+  };
 }
 
 /** Whether `url` is the project's own dev server (or the preview vigie started), whose log vigie reads. */

@@ -45,9 +45,10 @@ test("each path's page file: static before parameters, parameters before a rest"
   assert.deepEqual(Object.fromEntries(Object.keys(expected).map((path) => [path, template(path)])), expected);
 });
 
-test("a path two routes as specific as each other could make has no template", () => {
-  assert.equal(pageTemplates(root)("/notes/first/"), undefined);
-  assert.equal(pageTemplates(root)("/notes/"), undefined);
+test("a path two routes as specific as each other could make names both", () => {
+  const both = "src/pages/notes/[...page].astro | src/pages/notes/[...slug].astro";
+  assert.equal(pageTemplates(root)("/notes/first/"), both);
+  assert.equal(pageTemplates(root)("/notes/"), both);
 });
 
 test("under a base; a site without src/pages has no template", () => {

@@ -98,6 +98,10 @@ before(async () => {
     ),
   });
   server.routes.set("/plain/", { body: html("<p>plain</p>") });
+  // A page that reloads itself in place on the first click, as a dev server's page does when it re-optimised its dependencies.
+  const reloadOnce = `<script>document.addEventListener("click", (event) => { if (sessionStorage.getItem("reloaded")) return; sessionStorage.setItem("reloaded", "1"); event.preventDefault(); event.stopImmediatePropagation(); location.reload(); }, true);</script>`;
+  server.routes.set("/reloads/", { body: html(`${reloadOnce}${ROUTER}<a href="/dest/">dest</a>`) });
+  server.routes.set("/dest/", { body: html(`${ROUTER}<p>dest</p>`) });
   // Below the fold, what reacts to the reader's scrolling: an element observed for visibility
   // (not an island) that then asks for a file that is missing, and a scroll listener that throws.
   server.routes.set("/observed/", {
@@ -224,6 +228,12 @@ describe("in-site navigations (a site with <ClientRouter />)", () => {
   test("a link the router leaves to the browser loads the next page in full: a navigation, not a fault", async () => {
     const findings = await check("/full/", { follow: ["/plain/"] });
     assert.deepEqual(findings.navigations, [{ from: "/full/", to: "/plain/", swapped: false }], JSON.stringify(findings));
+    assert.equal(pageSummary(findings), "clean: no error, no failed request", JSON.stringify(findings));
+  });
+
+  test("a page that reloads itself in place as the link is clicked: the link is followed once more", async () => {
+    const findings = await check("/reloads/", { follow: ["/dest/"] });
+    assert.deepEqual(findings.navigations, [{ from: "/reloads/", to: "/dest/", swapped: true }], JSON.stringify(findings));
     assert.equal(pageSummary(findings), "clean: no error, no failed request", JSON.stringify(findings));
   });
 
