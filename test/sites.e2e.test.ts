@@ -3,7 +3,7 @@
 // default (Starlight, installed from npm, is in package-sites.npm.test.ts). Each gives PASS
 // clean, and FAIL naming the page and the tool once one fault is injected.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -136,6 +136,16 @@ describe("a site that needs the network: a page rendered from a remote resource,
     );
     const crawl = run.report.steps.find((step) => step.name === "crawl");
     assert.match(crawl?.summary ?? "", /not judged: this machine cannot reach images\.example\.invalid \(1 request on 1 page\)/);
+    // The build tool says it the same way: the error not judged, and why.
+    const built = spawnSync(process.execPath, [MAIN, "build_run", "--project", site.root], {
+      cwd: site.root,
+      encoding: "utf8",
+      timeout: 300_000,
+    });
+    const answer = JSON.parse(built.stdout) as { success: boolean; errors: { notJudged?: string; file?: string }[]; hint?: string };
+    assert.equal(answer.success, false, built.stdout);
+    assert.match(answer.errors[0]?.notJudged ?? "", /^this machine cannot reach photos\.example\.invalid/, built.stdout);
+    assert.match(answer.hint ?? "", /^Not the site's fault: src\/pages\/remote\.astro:3 fetched photos\.example\.invalid/, built.stdout);
     // The page the dev server could not render for want of the host: a warning that says why.
     const remote = notJudged.find((f) => f.page === "/remote/" && f.tool === "blog_browser_crawl");
     assert.equal(remote?.severity, "warn", summary(notJudged));

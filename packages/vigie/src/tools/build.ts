@@ -16,6 +16,7 @@ import { defineTool, portArgument, type ToolDefinition } from "./define.ts";
 function issueSummary(issue: BuildIssue): Answer {
   return {
     message: issue.message,
+    notJudged: issue.unreachable ? `this machine cannot reach ${issue.host} (${issue.cause ?? "no connection"})` : undefined,
     file: issue.file,
     line: issue.line,
     column: issue.column,
@@ -44,6 +45,8 @@ function buildHint(issue: BuildIssue | undefined, timedOut: boolean, report: str
   if (timedOut) return `Raise timeoutS, or read ${report} to see where the build stalled.`;
   if (!issue) return undefined;
   const where = issue.file ? `${issue.file}${issue.line ? `:${issue.line}` : ""}` : undefined;
+  if (issue.unreachable)
+    return `Not the site's fault: ${where ?? issue.route ?? "the build"} fetched ${issue.host}, which this machine cannot reach. Nothing to fix if the machines that build the site reach it; the dev server (blog_dev_start) shows the pages here.`;
   if (issue.route && /is not defined/.test(issue.message) && issue.file?.endsWith(".mdx"))
     return `The page ${issue.route} throws while rendering: at ${where} a {…} in prose is read as code; escape it (\\{…\\} or inline code).`;
   if (issue.route)
@@ -94,7 +97,13 @@ const run = defineTool({
       warningCount: result.warnings.length,
       hint: result.success
         ? undefined
-        : buildHint(result.errors.find((error) => error.file) ?? result.errors[0], result.timedOut, result.report),
+        : buildHint(
+            result.errors.find((error) => error.file && !error.unreachable) ??
+              result.errors.find((error) => !error.unreachable) ??
+              result.errors[0],
+            result.timedOut,
+            result.report,
+          ),
       outputTail: result.outputTail,
     };
     return { answer, files: { report: result.report } };

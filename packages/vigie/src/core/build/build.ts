@@ -2,7 +2,8 @@
 // process group, its errors and warnings mapped to source files, and what it wrote.
 import { writeReport } from "../answer.ts";
 import type { Site } from "../astro/site.ts";
-import { loadConfig } from "../config.ts";
+import { unreachableHere } from "../browser/page/network.ts";
+import { loadConfig, type NetworkPolicy } from "../config.ts";
 import { writingAstroFiles } from "../devServer/settled.ts";
 import { tailLines } from "../process/output.ts";
 import { type CommandEnd, runCommand } from "../process/spawn.ts";
@@ -70,6 +71,18 @@ function explainChunkWarning(warning: BuildIssue, largest: { file: string; bytes
   return { ...warning, details: over.map((script) => `${script.file} ${Math.round(script.bytes / 1000)} kB`) };
 }
 
+/**
+ * The errors marked `unreachable` that this machine's network explains: a request to a host it
+ * cannot reach, by the config's `network` policy. Under "auto", all but a name that does not exist
+ * while public names resolve here (a typo in a URL); "judge": none; "ignore" and "offline": all.
+ */
+async function withUnreachable(errors: BuildIssue[], policy: NetworkPolicy | undefined): Promise<BuildIssue[]> {
+  const judged: BuildIssue[] = [];
+  for (const error of errors)
+    judged.push(error.reach && (await unreachableHere(error.reach, policy)) ? { ...error, unreachable: true } : error);
+  return judged;
+}
+
 /** The last build asked for, by project root: builds of one project run one after the other. */
 const queue = new Map<string, Promise<unknown>>();
 
@@ -91,7 +104,7 @@ export function runBuild(site: Site, options: BuildOptions = {}): Promise<BuildR
 }
 
 async function buildOnce(project: Project, outDir: string, options: BuildOptions): Promise<BuildResult> {
-  const config = loadConfig(project).build;
+  const { build: config, network } = loadConfig(project);
   const given = options.command ?? config?.command;
   const timeoutMs = options.timeoutMs ?? (config?.timeoutS ? config.timeoutS * 1000 : DEFAULT_BUILD_TIMEOUT_MS);
   // `npm run build` of a plain `astro build` runs as the build for checking (checkBuild.ts).
@@ -110,7 +123,7 @@ async function buildOnce(project: Project, outDir: string, options: BuildOptions
   const { ended } = run;
   const success = ended.reason === "exit" && ended.exitCode === 0;
   const parsed = parseBuildOutput(run.output);
-  let errors = locateIssues(project, parsed.errors);
+  let errors = await withUnreachable(locateIssues(project, parsed.errors), network);
   if (ended.reason === "timeout" || ended.reason === "abort") {
     errors = [{ message: `build ${ended.message}: the process group was killed` }, ...errors];
   } else if (ended.reason === "spawn-error") {

@@ -28,6 +28,8 @@ export interface BuildIssue {
   host?: string;
   /** How: "not-found" (the name did not resolve) or "no-connection". */
   reach?: "not-found" | "no-connection";
+  /** Set by the build when this machine's network explains the error (it cannot reach `host`): not the site's fault. */
+  unreachable?: boolean;
 }
 
 export interface ParsedOutput {

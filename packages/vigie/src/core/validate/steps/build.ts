@@ -1,7 +1,6 @@
 // The production build: its errors and warnings (Astro's known benign notices are not findings).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { unreachableHere } from "../../browser/page/network.ts";
 import { type BuildResult, runBuild } from "../../build/build.ts";
 import type { BuildIssue } from "../../build/output.ts";
 import { enabled, firstShard, loc, refreshSite, type Step, type ValidateContext } from "./context.ts";
@@ -9,17 +8,13 @@ import type { Finding } from "./findings.ts";
 import { isBenignNotice } from "./triage.ts";
 
 /**
- * The build's findings. `unreachable` says whether this machine cannot reach a host a build's
- * request failed to reach: such an error is then a warning that says so, not the site's fault.
+ * The build's findings. An error this machine's network explains (the build marked it
+ * `unreachable`) says so, and is not the site's fault.
  */
-export function buildFindings(
-  ctx: ValidateContext,
-  result: BuildResult,
-  unreachable: (error: BuildIssue) => boolean = () => false,
-): { findings: Finding[]; warnings: number } {
+export function buildFindings(ctx: ValidateContext, result: BuildResult): { findings: Finding[]; warnings: number } {
   const tool = ctx.tool("build_run");
   const findings: Finding[] = result.errors.map((error): Finding => {
-    if (error.host && unreachable(error)) return networkFinding(ctx, error, result.report);
+    if (error.host && error.unreachable) return networkFinding(ctx, error, result.report);
     return buildError(tool, error, result.report);
   });
   if (!result.success && result.errors.length === 0) {
@@ -72,17 +67,6 @@ function networkFinding(ctx: ValidateContext, error: BuildIssue, report: string)
   };
 }
 
-/**
- * Which of the build's network errors this machine's network explains, by the config's
- * `network` policy: under "auto", all but a name that does not exist while public names
- * resolve here (a typo in a URL); "judge": none; "ignore" and "offline": all.
- */
-async function unreachableHosts(ctx: ValidateContext, result: BuildResult): Promise<(error: BuildIssue) => boolean> {
-  const unreachable = new Set<BuildIssue>();
-  for (const error of result.errors) if (error.reach && (await unreachableHere(error.reach, ctx.config.network))) unreachable.add(error);
-  return (error) => unreachable.has(error);
-}
-
 export const buildStep: Step = {
   name: "build",
   tool: "build_run",
@@ -114,7 +98,7 @@ export const buildStep: Step = {
     ctx.built = result.success;
     // The routes of this build: prerendered, on demand, endpoints, each with its source.
     if (result.success) refreshSite(ctx);
-    const { findings, warnings } = buildFindings(ctx, result, await unreachableHosts(ctx, result));
+    const { findings, warnings } = buildFindings(ctx, result);
     // A build that failed only for this machine's network is not the site's fault.
     const failed = findings.some((finding) => finding.severity === "fail");
     return {
