@@ -356,7 +356,8 @@ export async function crawlSite(session: BrowserSession, baseUrl: string, option
       // Only failing pages are located; the page is not needed (sources, and scripts fetched again).
       if (locator && (hasFaults(checked) || checked.a11y?.some((v) => v.srcs?.length))) await locatePage(checked, locator);
       frontier.active -= 1;
-      if (hasFaults(checked)) failing += 1;
+      // Counted as the end will judge it: a page whose faults are all this machine's network is not failing.
+      if (hasFaults(checked) && !network.mayExplainAll(checked, hostOf(baseUrl))) failing += 1;
       options.onProgress?.(frontier.pages.length, Math.min(frontier.discovered, maxPages), path, failing);
       if (worker.page.isClosed()) worker.page = await context.newPage();
     };

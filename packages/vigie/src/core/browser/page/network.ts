@@ -6,7 +6,7 @@
 // statuses included, is the host's: it stays a finding.
 import { lookup } from "node:dns/promises";
 import type { Page } from "playwright-core";
-import type { FailedRequest, NetworkPolicy, NetworkWatch, PageFindings, Unreached } from "./findings.ts";
+import { type FailedRequest, hasFaults, type NetworkPolicy, type NetworkWatch, type PageFindings, type Unreached } from "./findings.ts";
 
 export type { NetworkPolicy };
 
@@ -96,6 +96,24 @@ export class NetworkView implements NetworkWatch {
     for (const host of this.#reached) if (host !== site && !LOOPBACK.test(host)) return true;
     this.#online ??= this.#probe();
     return this.#online;
+  }
+
+  /**
+   * Whether what `page` has against it may all be set aside by `judge` (requests to other hosts
+   * that never reached them, and the errors they caused): for a count made before the judgement,
+   * such as a crawl's progress.
+   */
+  mayExplainAll(page: PageFindings, site: string | undefined): boolean {
+    if (this.policy === "judge") return false;
+    const candidates = page.failedRequests.filter((failed) => {
+      const host = hostOf(failed.url);
+      return (
+        failed.status === undefined && !!failed.reason && NOT_REACHED.test(failed.reason) && !!host && host !== site && !LOOPBACK.test(host)
+      );
+    });
+    if (!candidates.length) return false;
+    const errors = page.errors.filter((error) => !FETCH_FAILED.test(error.message));
+    return !hasFaults({ ...page, failedRequests: page.failedRequests.filter((failed) => !candidates.includes(failed)), errors });
   }
 
   /**
