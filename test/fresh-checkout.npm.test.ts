@@ -1,5 +1,5 @@
 // A checkout with no `.astro/` yet (Astro's data store, written by the dev server and by the
-// build alike): `npx vigie validate` six times on a site with a content collection, each time
+// build alike): `npx vigie validate` ten times on a site with a content collection, each time
 // without .astro/, the build or vigie's state, starts the dev server every time. The browser checks are off (no Chromium is needed then):
 // what is looked at is the dev server and the build, started by one run.
 import assert from "node:assert/strict";
@@ -10,7 +10,7 @@ import type { ValidationReport } from "../packages/vigie/src/core/validate/steps
 import { type InstalledSite, installSite, packedVigie, run } from "./support/site-install.ts";
 import { SSR_NODE_SITE } from "./support/ssr-site.ts";
 
-const COPIES = 6;
+const COPIES = 10;
 const CONFIG = { checks: { lint: false, check: false, links: false, crawl: false, perf: false } };
 
 let site: InstalledSite;

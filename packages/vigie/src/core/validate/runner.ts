@@ -28,7 +28,7 @@ import { setAccepted, setNotJudged } from "./steps/triage.ts";
 export type { ProgressEvent, ValidateOptions } from "./steps/context.ts";
 
 /** The steps, in the order the report lists them; each one's `after` names only steps before it. */
-export const STEPS: readonly Step[] = [lintStep, buildStep, devStep, linksStep, checkStep, routesStep, crawlStep, flowsStep, perfStep];
+export const STEPS: readonly Step[] = [devStep, lintStep, buildStep, linksStep, checkStep, routesStep, crawlStep, flowsStep, perfStep];
 
 /** What must hold for the harness to run at all: a project, a valid config, a Chromium. Throws a VigieError. */
 function prepare(project: Project, options: ValidateOptions): ValidateContext {

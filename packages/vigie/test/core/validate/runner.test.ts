@@ -135,7 +135,7 @@ describe("validate runner", () => {
       assert.ok(!seen.has(step.name), step.name);
       seen.add(step.name);
     }
-    assert.deepEqual([...seen], ["lint", "build", "dev server", "links", "astro check", "critical routes", "crawl", "flows", "perf"]);
+    assert.deepEqual([...seen], ["dev server", "lint", "build", "links", "astro check", "critical routes", "crawl", "flows", "perf"]);
   });
 
   test("no project, or a --base-url off this machine: a harness error before any step, verdict FAIL", async () => {

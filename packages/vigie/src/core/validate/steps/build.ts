@@ -83,9 +83,9 @@ export const buildStep: Step = {
     if (why) ctx.built = existsSync(join(ctx.site.staticDir, "index.html")) || ctx.site.routes !== undefined;
     return why;
   },
-  // Astro's data store (.astro/) is written by lint's sync and by the build: the build runs once
-  // lint is done (the dev server starts after it; runBuild also waits for any other start).
-  alsoAfter: (ctx) => (ctx.options.baseUrl ? [] : ["lint"]),
+  // Astro's data store (.astro/) is written by a dev server as it starts and by the build: the
+  // build runs once the dev server step is done (runBuild also waits for any other start).
+  alsoAfter: (ctx) => (ctx.options.baseUrl ? [] : ["dev server"]),
   async run(ctx) {
     const { config } = ctx;
     // The browser steps wait for the build: their Chromium starts beside it.

@@ -132,16 +132,10 @@ export async function pagesUrlOf(ctx: ValidateContext): Promise<string | undefin
 export const crawlStep: Step = {
   name: "crawl",
   tool: "browser_crawl",
-  after: ["build"],
-  // Without a build to look at, the pages are the dev server's. Lint and astro check sync .astro/,
-  // which restarts it: it is crawled once they are done (under --changed on vigie's dev server,
-  // its warm checker writes nothing there).
-  alsoAfter: (ctx) =>
-    givenUrl(ctx) || productionServer(ctx)
-      ? []
-      : ctx.options.changes?.check?.warm
-        ? ["dev server", "lint"]
-        : ["dev server", "lint", "astro check"],
+  after: ["dev server", "build"],
+  // Lint and astro check sync .astro/, which restarts the dev server: it is crawled once they are done.
+  // (Under --changed on vigie's dev server, its warm checker writes nothing there.)
+  alsoAfter: (ctx) => (givenUrl(ctx) || productionServer(ctx) ? [] : ctx.options.changes?.check?.warm ? ["lint"] : ["lint", "astro check"]),
   skip(ctx) {
     if (!givenUrl(ctx) && !productionServer(ctx) && !ctx.dev?.url) return "no server and no build to look at";
     // --changed compares the build with the last run's: without one, it cannot tell which pages changed.

@@ -61,9 +61,7 @@ const endOnExit = (pgid: number) =>
 export const devStep: Step = {
   name: "dev server",
   tool: "dev_start",
-  // Started once the build is done: both write Astro's data store (.astro/), and the pages of a
-  // build are not looked at on it (the critical routes are, and the pages when the build failed).
-  after: ["build"],
+  after: [],
   skip: (ctx) => (ctx.options.baseUrl ? `validating ${ctx.options.baseUrl} instead` : undefined),
   async run(ctx) {
     const status = await devServerStatus(ctx.project);
