@@ -84,7 +84,9 @@ export const buildStep: Step = {
     return why;
   },
   // Astro's data store (.astro/) is written by a dev server as it starts and by the build: the
-  // build runs once the dev server step is done (runBuild also waits for any other start).
+  // build runs once the dev server step is done (runBuild also waits for any other start). Not
+  // the other way round: an adapter may clear its build output whenever Astro starts
+  // (@astrojs/netlify empties .netlify/v1/functions/ as a dev server starts).
   alsoAfter: (ctx) => (ctx.options.baseUrl ? [] : ["dev server"]),
   async run(ctx) {
     const { config } = ctx;
