@@ -127,7 +127,10 @@ describe("a name that does not resolve, judged by whether this machine resolves 
     const fetched = { ...typo(), errors: [{ message: "Uncaught (in promise) TypeError: Failed to fetch", count: 1, frames: [] }] };
     fetched.failedRequests[0] = { url: "https://api.github.com/repos/x", reason: "net::ERR_NAME_NOT_RESOLVED", type: "fetch" };
     assert.equal(view.mayExplainAll(fetched, "127.0.0.1"), true);
-    assert.equal(view.mayExplainAll({ ...typo(), errors: [{ message: "Uncaught TypeError: x is undefined", count: 1, frames: [] }] }, "127.0.0.1"), false);
+    assert.equal(
+      view.mayExplainAll({ ...typo(), errors: [{ message: "Uncaught TypeError: x is undefined", count: 1, frames: [] }] }, "127.0.0.1"),
+      false,
+    );
     assert.equal(view.mayExplainAll({ ...typo(), status: 500 }, "127.0.0.1"), false);
     assert.equal(view.mayExplainAll(typo(), "images.unsplash.com"), false, "the site's own host is never set aside");
     assert.equal(new NetworkView("judge").mayExplainAll(typo(), "127.0.0.1"), false);
