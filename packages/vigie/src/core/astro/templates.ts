@@ -6,6 +6,7 @@
 // (an integration's injected routes) have no template here.
 import { join } from "node:path";
 import { walkFiles } from "../files.ts";
+import { literalPattern } from "../text.ts";
 
 const PAGE = /\.(astro|md|mdx|markdown|html)$/;
 
@@ -21,10 +22,6 @@ interface Template {
   rank: number[];
 }
 
-function literal(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
 /** One file's route: its pattern over the path's segments, and how specific it is. */
 function templateOf(file: string): Template {
   const route = file.replace(PAGE, "").replace(/(^|\/)index$/, "");
@@ -38,7 +35,7 @@ function templateOf(file: string): Template {
       rank.push(REST);
       continue;
     }
-    const part = segment.split(/(\[[^\]]+\])/).map((piece) => (/^\[[^\]]+\]$/.test(piece) ? "[^/]+" : literal(piece)));
+    const part = segment.split(/(\[[^\]]+\])/).map((piece) => (/^\[[^\]]+\]$/.test(piece) ? "[^/]+" : literalPattern(piece)));
     source += `/${part.join("")}`;
     rank.push(/\[/.test(segment) ? PARAMETER : STATIC);
   }

@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { basename, extname, join } from "node:path";
 import type { Project } from "../project.ts";
 import { fencedLines, lineAt, SourceFiles } from "../source/files.ts";
+import { literalPattern } from "../text.ts";
 import { askReach, pagesReached, type Reached } from "./reach.ts";
 
 const CONTENT = /\.(md|mdx|markdown|mdoc)$/i;
@@ -93,7 +94,7 @@ export function linksTo(project: Project, targets: string[], except: string[] = 
 /** The path written as a link's target: after a quote, a parenthesis or `=`, with or without its trailing slash, before its end, a #fragment or a ?query. */
 function linkPattern(target: string): RegExp {
   const bare = target.length > 1 ? target.replace(/\/$/, "") : target;
-  const escaped = bare.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const escaped = literalPattern(bare);
   return new RegExp(`(?<=["'(\`=])${escaped}${target.length > 1 ? "/?" : ""}(?=["')\`#?\\s>])`, "g");
 }
 

@@ -4,6 +4,7 @@ import { closeSync, constants, existsSync, fstatSync, openSync, readSync, rmSync
 import { readText } from "../files.ts";
 import { cleanOutput } from "../process/output.ts";
 import { type Project, relativePath } from "../project.ts";
+import { literalPattern } from "../text.ts";
 import { withLock } from "./lock.ts";
 import { files, writeAtomic } from "./state.ts";
 
@@ -227,7 +228,7 @@ export function findLoggedError(project: Project, name: string, from: number, an
   const size = logSize(project);
   const recent = linesSince(project, from).lines;
   const tail = () => toLines(readRange(files.log(project), size - 256 * 1024, size).text);
-  const named = new RegExp(`(?:^|[\\s\\]])${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\s*(.*)$`);
+  const named = new RegExp(`(?:^|[\\s\\]])${literalPattern(name)}:\\s*(.*)$`);
   const messageIn = (lines: string[]): string | undefined => {
     for (let index = lines.length - 1; index >= 0; index--) {
       const match = named.exec(lines[index] as string);

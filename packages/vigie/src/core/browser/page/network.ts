@@ -105,12 +105,7 @@ export class NetworkView implements NetworkWatch {
    */
   mayExplainAll(page: PageFindings, site: string | undefined): boolean {
     if (this.policy === "judge") return false;
-    const candidates = page.failedRequests.filter((failed) => {
-      const host = hostOf(failed.url);
-      return (
-        failed.status === undefined && !!failed.reason && NOT_REACHED.test(failed.reason) && !!host && host !== site && !LOOPBACK.test(host)
-      );
-    });
+    const candidates = page.failedRequests.filter((failed) => otherHostNotReached(failed, site) !== undefined);
     if (!candidates.length) return false;
     const errors = page.errors.filter((error) => !FETCH_FAILED.test(error.message));
     return !hasFaults({ ...page, failedRequests: page.failedRequests.filter((failed) => !candidates.includes(failed)), errors });
@@ -127,9 +122,8 @@ export class NetworkView implements NetworkWatch {
     for (const page of pages) {
       const setAside: FailedRequest[] = [];
       for (const failed of page.failedRequests) {
-        if (failed.status !== undefined || !failed.reason || !NOT_REACHED.test(failed.reason)) continue;
-        const host = hostOf(failed.url);
-        if (!host || host === site || LOOPBACK.test(host)) continue;
+        const host = otherHostNotReached(failed, site);
+        if (!host || !failed.reason) continue;
         // A name that does not exist, while this machine resolves others: the URL is wrong.
         if (this.policy === "auto" && failed.reason === NO_SUCH_NAME && (await this.#resolves(site))) continue;
         setAside.push(failed);
@@ -149,6 +143,16 @@ export class NetworkView implements NetworkWatch {
       .map(([host, { requests, pages: on, reason }]) => ({ host, requests, pages: on.size, reason }))
       .sort((a, b) => b.requests - a.requests || a.host.localeCompare(b.host));
   }
+}
+
+/**
+ * The host of a request that never reached it, when that host is another one than the site's
+ * (`site`) and not this machine: what the judgement may set aside.
+ */
+function otherHostNotReached(failed: FailedRequest, site: string | undefined): string | undefined {
+  if (failed.status !== undefined || !failed.reason || !NOT_REACHED.test(failed.reason)) return undefined;
+  const host = hostOf(failed.url);
+  return host && host !== site && !LOOPBACK.test(host) ? host : undefined;
 }
 
 /** One page's hosts set aside. */
