@@ -1,7 +1,7 @@
 // vigie from the tarball of `npm pack` on sites of the Astro versions before the one this
 // repository runs, 5 and 6, still what many sites are on: the minimal site made from npm
 // packages only, then `npx vigie init` and `npx vigie validate`. Clean, a PASS whose build did not
-// wait for the dev server vigie started (Astro 5 and 6 write no .astro/dev.json); a page that
+// wait out the dev server vigie started once it listened (Astro 5 and 6 write no .astro/dev.json); a page that
 // throws while it is generated, a FAIL naming the page, its file and the error as these versions
 // print it.
 import assert from "node:assert/strict";
@@ -39,14 +39,15 @@ for (const [major, version] of VERSIONS) {
       site?.remove();
     });
 
-    test("clean: PASS, and the build waited for no dev server", async () => {
+    test("clean: PASS, and the build did not wait out a dev server already listening", async () => {
       assert.ok(site);
       const run = await validateSite(site, "clean.json");
       figure(`Astro ${major}: clean validate ${seconds(run.result.ms)}, ${run.report.verdict}`);
       assertPass(run);
       assert.match(site.read("node_modules/astro/package.json"), new RegExp(`"version": "${version.replaceAll(".", "\\.")}"`));
       const log = site.read(".opencode/reports/build.log");
-      assert.doesNotMatch(log, /waited \d+ ms for a dev server/, log.slice(0, 1500));
+      // A build may wait while vigie's dev server starts beside it (a loaded machine), never past its listening.
+      assert.doesNotMatch(log, /for a dev server starting .*still starting when the wait ran out/, log.slice(0, 1500));
     });
 
     test("a page that throws while it is generated: FAIL naming the page, its file and the error", async () => {

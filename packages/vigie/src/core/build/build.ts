@@ -4,7 +4,7 @@ import { writeReport } from "../answer.ts";
 import type { Site } from "../astro/site.ts";
 import { unreachableHere } from "../browser/page/network.ts";
 import { loadConfig, type NetworkPolicy } from "../config.ts";
-import { writingAstroFiles } from "../devServer/settled.ts";
+import { devStartWaitLine, writingAstroFiles } from "../devServer/settled.ts";
 import { tailLines } from "../process/output.ts";
 import { type CommandEnd, runCommand } from "../process/spawn.ts";
 import type { Project } from "../project.ts";
@@ -148,7 +148,7 @@ async function buildOnce(project: Project, outDir: string, options: BuildOptions
     `success: ${success}, ${durationS} s: ${run.command} ${ended.message}`,
     `output folder: ${outDir} (${stats.pageCount} pages, ${stats.distBytes} bytes)`,
     `source maps: ${sourceMaps.note}`,
-    ...(waited ? [`waited ${waited.ms} ms for a dev server starting on the project: ${waited.waitedFor}`] : []),
+    ...(waited ? [devStartWaitLine(waited)] : []),
     "",
     `## errors (${errors.length})`,
     ...errors.map((error) => JSON.stringify({ ...error, stack: undefined })),

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { linesSince } from "../devServer/log.ts";
 import { readText } from "../files.ts";
 import type { Project } from "../project.ts";
+import { sleep } from "../wait.ts";
 
 export interface ContentError {
   /** The changed file, with the line of the first field that fails when it is known. */
@@ -15,22 +16,53 @@ export interface ContentError {
   /** The changed file alone (what reaches pages). */
   file: string;
   message: string;
+  /**
+   * The loader read the file while it was being written (an editor truncates it, then writes):
+   * a field it says is missing is in the file now. Its next read is the one that counts.
+   */
+  halfRead?: boolean;
 }
 
 /** "HH:MM:SS [ERROR] [glob-loader] Failed to reload <id>: <message>". */
 const FAILED = /^(?:\d\d:\d\d:\d\d\s+)?\[ERROR\]\s+\[([\w-]+)\]\s+Failed to (?:re)?load\s+(\S+?):\s*(.*)$/;
+/** "HH:MM:SS [glob-loader] Reloaded data from <id>": the entry loaded since, whatever failed before. */
+const RELOADED = /^(?:\d\d:\d\d:\d\d\s+)?\[[\w-]+\]\s+Reloaded data from\s+(\S+?)\s*$/;
 /** A new entry of the log: a time, or a level in brackets. */
 const ENTRY = /^(?:\d\d:\d\d:\d\d\s|\[[A-Z]+\])/;
 /** "**tags.0**: lowercase words…", a field that fails and its rule. */
 const FIELD = /^\s*\*\*([^*]+)\*\*:\s*(.*)$/;
 
+/** A field's rule that says it is missing: "Required" (zod 3), "expected string, received undefined" (zod 4). */
+const MISSING = /^(?:[\w.]+: )?Required$|received undefined/i;
+
 const plain = (text: string) => text.replace(/\*\*/g, "").replace(/\s+/g, " ").trim();
 
-/** The errors the content loaders logged (from byte `from` of the log on) for the changed files, and where the log then ended. */
-export function contentErrorsSince(project: Project, from: number, changed: readonly string[]): { errors: ContentError[]; end: number } {
-  const { lines, end } = linesSince(project, from);
-  const errors = changed.length ? contentErrors(lines, changed, (file) => readText(join(project.root, file))) : [];
-  return { errors, end };
+/** How long a look waits for the loader's next read of a file it read half written. */
+const HALF_READ_WAIT_MS = 3000;
+
+/**
+ * The errors the content loaders logged (from byte `from` of the log on) for the changed files,
+ * and where the log then ended. An error from a read of a half-written file is waited past (the
+ * loader reads the file again once written, within HALF_READ_WAIT_MS), then left out.
+ */
+export async function contentErrorsSince(
+  project: Project,
+  from: number,
+  changed: readonly string[],
+  signal?: AbortSignal,
+): Promise<{ errors: ContentError[]; end: number }> {
+  const read = () => {
+    const { lines, end } = linesSince(project, from);
+    const errors = changed.length ? contentErrors(lines, changed, (file) => readText(join(project.root, file))) : [];
+    return { errors, end };
+  };
+  const by = Date.now() + HALF_READ_WAIT_MS;
+  let found = read();
+  while (found.errors.some((error) => error.halfRead) && Date.now() < by && !signal?.aborted) {
+    await sleep(100);
+    found = read();
+  }
+  return { errors: found.errors.filter((error) => !error.halfRead), end: found.end };
 }
 
 /** The content errors of these log lines that name one of the changed files (pure: the reader gives the files' text). */
@@ -40,11 +72,16 @@ export function contentErrors(
   read: (file: string) => string | undefined,
 ): ContentError[] {
   const found = new Map<string, ContentError>();
+  const fileOf = (id: string) => changed.find((path) => path === id || path.endsWith(`/${id}`));
   for (let index = 0; index < lines.length; index += 1) {
+    // An entry read while its file was half written (an editor truncates, then writes) fails, then loads.
+    const reloaded = RELOADED.exec(lines[index] as string);
+    const loaded = reloaded ? fileOf(reloaded[1] ?? "") : undefined;
+    if (loaded) found.delete(loaded);
     const match = FAILED.exec(lines[index] as string);
     if (!match) continue;
     const [, , id = "", first = ""] = match;
-    const file = changed.find((path) => path === id || path.endsWith(`/${id}`));
+    const file = fileOf(id);
     if (!file) continue;
     const fields: { name: string; rule: string }[] = [];
     for (let next = index + 1; next < lines.length && !ENTRY.test(lines[next] as string); next += 1) {
@@ -56,9 +93,11 @@ export function contentErrors(
     const message = fields.length
       ? `${said.replace(/\.$/, "")}: ${fields.map((field) => `${field.name}: ${field.rule}`).join("; ")}`
       : said;
-    const line = fields[0] ? fieldLine(read(file), fields[0].name) : undefined;
-    // The last error of a file is the one that stands (an earlier one was fixed, or is the same).
-    found.set(file, { source: line ? `${file}:${line}` : file, file, message: message.slice(0, 400) });
+    const text = read(file);
+    const line = fields[0] ? fieldLine(text, fields[0].name) : undefined;
+    const halfRead = fields.some((field) => MISSING.test(field.rule) && fieldLine(text, field.name) !== undefined);
+    // The last error of a file stands (an earlier one was fixed, or is the same), unless the entry loaded since.
+    found.set(file, { source: line ? `${file}:${line}` : file, file, message: message.slice(0, 400), ...(halfRead ? { halfRead } : {}) });
   }
   return [...found.values()];
 }

@@ -141,7 +141,7 @@ export async function movedPages(
 }
 
 /** How long a page whose file was deleted may still be served: the content layer drops an entry after the reload it tells. */
-const GONE_WAIT_MS = 3000;
+const GONE_WAIT_MS = 6000;
 
 /**
  * Whether the dev server has no page at `path` (it answers 404 or 410), asked again for at most

@@ -38,6 +38,7 @@ import { firstErrorSince, logSize } from "../devServer/log.ts";
 import { readDevPort } from "../devServer/status.ts";
 import { StepError } from "../nextStep.ts";
 import type { Project } from "../project.ts";
+import { sleep } from "../wait.ts";
 import { crawlSitePages } from "./pages.ts";
 
 export interface PageDelta {
@@ -115,20 +116,17 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   // The type check runs in the server while the pages are checked.
   const types = typeErrors(origin, answer.changed.filter(exists), options.signal);
   const now = await checkPages(site, origin, toCheck, options);
+  const again = answer.changed.some(isConfigFile) ? await checkAgainAfterRestart(site, origin, answer.seq, now, options) : undefined;
   const removed = await removedPages(origin, moved, now, options.signal);
   // An entry the content loaders refused keeps its old data on its pages: the error is the page's fault.
-  const content = contentErrorsSince(project, baseline.logAt ?? logSize(project), answer.changed);
+  const content = await contentErrorsSince(project, baseline.logAt ?? logSize(project), answer.changed, options.signal);
   for (const error of content.errors) {
     const pages = pagesReached(project, [error.file], answer.reached, answer.routes, paths).reached;
     for (const path of pages) now.get(path)?.push(contentFault(error));
   }
   // A compile error reaches the browsers when a page is rendered: asked again after the checks.
   const later = await ask(origin, answer.seq, options.signal);
-  for (const error of later.renderErrors ?? []) {
-    const faults = now.get(error.path) ?? now.get(error.path.endsWith("/") ? error.path.slice(0, -1) : `${error.path}/`);
-    const fault = renderFault(error);
-    if (faults && !faults.some((each) => each.key === fault.key)) faults.push(fault);
-  }
+  addRenderErrors(now, later.renderErrors ?? [], again);
   const missing = locateMissingImports(project, now);
   const { checked, compileError } = compare(baseline, toCheck, now, answer);
   const done = new Set(checked.map((page) => page.path));
@@ -341,6 +339,45 @@ async function checkPages(site: Site, origin: string, paths: string[], options: 
   });
   for (const { page, faults } of crawl.pages) found.set(page.path, faults.map(kept));
   return found;
+}
+
+/** The render errors the server logged to the pages checked (those loaded again: from their second load on). */
+function addRenderErrors(now: Map<string, KeptFault[]>, errors: RenderError[], again: Map<string, number> | undefined): void {
+  for (const error of errors) {
+    const other = error.path.endsWith("/") ? error.path.slice(0, -1) : `${error.path}/`;
+    if (again && error.seq <= (again.get(error.path) ?? again.get(other) ?? 0)) continue;
+    const faults = now.get(error.path) ?? now.get(other);
+    const fault = renderFault(error);
+    if (faults && !faults.some((each) => each.key === fault.key)) faults.push(fault);
+  }
+}
+
+/** How long a page that failed on a server just restarted is left before it is loaded again. */
+const RESTART_SETTLE_MS = 1000;
+
+/**
+ * The pages that failed on the server just after it restarted with a changed config, loaded once
+ * more: a server re-initialising may fail its first renders (a compiler not yet in place: "Failed
+ * to parse source for import analysis" on an MDX page) and not the next. What fails again stands.
+ */
+async function checkAgainAfterRestart(
+  site: Site,
+  origin: string,
+  since: number,
+  now: Map<string, KeptFault[]>,
+  options: DevChangesOptions,
+): Promise<Map<string, number>> {
+  const failed = [...now].filter(([, faults]) => faults.some((fault) => fault.serverError)).map(([path]) => path);
+  const from = new Map<string, number>();
+  if (!failed.length) return from;
+  await sleep(RESTART_SETTLE_MS, options.signal ? { signal: options.signal } : {});
+  // The server's render errors before this second load are the first load's: left out of these pages'.
+  const { seq } = await ask(origin, since, options.signal);
+  for (const [path, faults] of await checkPages(site, origin, failed, options)) {
+    now.set(path, faults);
+    from.set(path, seq);
+  }
+  return from;
 }
 
 const fromChanged = (file: string | undefined, changed: string[]) => file !== undefined && changed.some((path) => file.startsWith(path));

@@ -80,6 +80,13 @@ export function devStarting(project: Project): string | undefined {
   return astro === undefined ? undefined : `pid ${astro} (astro dev)`;
 }
 
+/** What a command writing .astro/ waited for: the start, how long, and whether it was still starting when the wait ran out. */
+export interface DevStartWait {
+  waitedFor: string;
+  ms: number;
+  gaveUp: boolean;
+}
+
 /**
  * Waits until no dev server of the project is starting, within `timeoutMs`. Says what it waited
  * for and how long, or undefined when nothing was starting.
@@ -87,16 +94,22 @@ export function devStarting(project: Project): string | undefined {
 export async function untilNoDevStart(
   project: Project,
   options: { timeoutMs?: number; signal?: AbortSignal } = {},
-): Promise<{ waitedFor: string; ms: number } | undefined> {
+): Promise<DevStartWait | undefined> {
   const first = devStarting(project);
   if (!first) return undefined;
   const started = Date.now();
-  await waitUntil(() => devStarting(project) === undefined, {
+  const settled = await waitUntil(() => devStarting(project) === undefined, {
     timeoutMs: options.timeoutMs ?? DEV_START_WAIT_MS,
     intervalMs: 250,
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  return { waitedFor: first, ms: Date.now() - started };
+  return { waitedFor: first, ms: Date.now() - started, gaveUp: !settled };
+}
+
+/** The line a build's log says a wait in. */
+export function devStartWaitLine(waited: DevStartWait): string {
+  const end = waited.gaveUp ? ", still starting when the wait ran out" : ", until it listened";
+  return `waited ${waited.ms} ms for a dev server starting on the project: ${waited.waitedFor}${end}`;
 }
 
 /** The longest a dev server start waits for this process's commands that write .astro/. */
@@ -114,7 +127,7 @@ export async function writingAstroFiles<T>(
   project: Project,
   write: () => Promise<T>,
   options: { signal?: AbortSignal } = {},
-): Promise<{ value: T; waited?: { waitedFor: string; ms: number } }> {
+): Promise<{ value: T; waited?: DevStartWait }> {
   const waited = await untilNoDevStart(project, options.signal ? { signal: options.signal } : {});
   const running = write();
   const set = writers.get(project.root) ?? new Set();

@@ -49,3 +49,32 @@ test("a field's line is its top-level key in the frontmatter, never a line of th
   assert.equal(fieldLine(text, "missing"), undefined);
   assert.equal(fieldLine("no frontmatter\ntags: x\n", "tags"), undefined);
 });
+
+test("an entry that failed and then loaded (read while its file was half written) has no error", () => {
+  const lines =
+    `03:22:45 [ERROR] [glob-loader] Failed to reload en/links.mdx: **articles → en/links** data does not match collection schema.
+
+  **title**: Required
+
+03:22:45 [glob-loader] Reloaded data from en/links.mdx
+03:23:18 [ERROR] [glob-loader] Failed to reload fr/liens.mdx: missed comma between flow collection entries`.split("\n");
+  assert.deepEqual(
+    contentErrors(lines, Object.keys(FILES), (file) => FILES[file]).map((error) => error.file),
+    ["src/content/articles/fr/liens.mdx"],
+  );
+});
+
+test("an error that says a field is missing which the file has was a read of the file half written", () => {
+  const lines =
+    `03:22:45 [ERROR] [glob-loader] Failed to reload en/links.mdx: **articles → en/links** data does not match collection schema.
+
+  **title**: title: Required
+  **date**: Expected type \`"date"\`, received \`"object"\`
+`.split("\n");
+  const [error] = contentErrors(lines, Object.keys(FILES), (file) => FILES[file]);
+  assert.equal(error?.halfRead, true);
+  // The same refusal of a file that lacks the field is the edit's error.
+  const [real] = contentErrors(lines, Object.keys(FILES), () => "---\ndate: 2026-01-01\n---\n");
+  assert.equal(real?.halfRead, undefined);
+  assert.equal(real?.source, "src/content/articles/en/links.mdx");
+});

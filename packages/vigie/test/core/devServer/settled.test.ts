@@ -9,7 +9,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { devStarting, untilAstroFilesWritten, untilNoDevStart, writingAstroFiles } from "../../../src/core/devServer/settled.ts";
+import {
+  devStarting,
+  devStartWaitLine,
+  untilAstroFilesWritten,
+  untilNoDevStart,
+  writingAstroFiles,
+} from "../../../src/core/devServer/settled.ts";
 import { writeRecord } from "../../../src/core/devServer/state.ts";
 import { bootId, readProcStat } from "../../../src/core/process/inspect.ts";
 import { projectAt } from "../../../src/core/project.ts";
@@ -79,7 +85,13 @@ test("untilNoDevStart waits for the start to end, and says what it waited for", 
   const waiting = untilNoDevStart(project, { timeoutMs: 20_000 });
   child?.stdin?.end();
   const waited = await waiting;
-  assert.equal(waited?.waitedFor, `pid ${child?.pid} (astro dev)`);
+  assert.ok(waited);
+  assert.equal(waited.waitedFor, `pid ${child?.pid} (astro dev)`);
+  assert.equal(waited.gaveUp, false);
+  assert.match(
+    devStartWaitLine(waited),
+    /^waited \d+ ms for a dev server starting on the project: pid \d+ \(astro dev\), until it listened$/,
+  );
   assert.equal(devStarting(project), undefined);
   assert.equal(await untilNoDevStart(project), undefined);
 });
