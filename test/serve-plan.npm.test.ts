@@ -11,6 +11,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readSite } from "../packages/vigie/src/core/astro/site.ts";
+import { findAstroServer } from "../packages/vigie/src/core/devServer/astroLock.ts";
 import {
   devServerStatus,
   readDevLogs,
@@ -22,6 +23,7 @@ import { freePort } from "../packages/vigie/src/core/process/group.ts";
 import { servePlan } from "../packages/vigie/src/core/production/servePlan.ts";
 import { type Project, projectAt } from "../packages/vigie/src/core/project.ts";
 import { productionServer, type ValidateContext } from "../packages/vigie/src/core/validate/steps/context.ts";
+import { waitUntil } from "../packages/vigie/src/core/wait.ts";
 import { type InstalledSite, installSite, packedVigie, run, type SiteSpec } from "./support/site-install.ts";
 
 const page = (title: string, frontmatter = "", body = "") => `---
@@ -188,6 +190,11 @@ describe("validate and dev_start --mode preview serve a build the same way", { t
         users?.end();
       }
       const validateMs = Date.now() - started;
+      // The user's preview, killed, may live on a moment on a loaded machine: Astro's lock names it until it is gone.
+      assert.ok(
+        await waitUntil(() => findAstroServer(project).kind !== "live", { timeoutMs: 15_000, intervalMs: 100 }),
+        "the user's preview ended",
+      );
 
       // dev_start --mode preview: the same plan, as a server of its own that status, logs and stop see.
       const start = await startDevServer(readSite(project), { mode: "preview", timeoutMs: 120_000 });

@@ -68,7 +68,10 @@ describe("fault pages on the dev server of a copy", () => {
   });
 
   test("an invalid Mermaid diagram: its index and the parser's message, not an opaque 'Object'", async () => {
-    const findings = await check("/en/articles/mermaid-in-the-browser/");
+    let findings = await check("/en/articles/mermaid-in-the-browser/");
+    // A fresh dev server optimises mermaid's modules on the first load and reloads the page: on a
+    // loaded machine its diagrams may still be drawing at the deadline, and the check says so.
+    if (findings.incomplete) findings = await check("/en/articles/mermaid-in-the-browser/");
     assert.equal(findings.mermaid.length, 1, JSON.stringify(findings));
     assert.ok((findings.mermaid[0]?.diagram ?? 0) >= 1);
     assert.match(findings.mermaid[0]?.message ?? "", /Parse error|Syntax error|Expecting/);
