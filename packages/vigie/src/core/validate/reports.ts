@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_PREFIX } from "../config.ts";
 import { stripAnsi } from "../process/output.ts";
-import { type Finding, type ValidationReport, verdictOf } from "./steps/findings.ts";
+import { type AcceptedFinding, type Finding, type ValidationReport, verdictOf } from "./steps/findings.ts";
 
 const where = (finding: Finding) => [finding.page, finding.file].filter(Boolean).join(" ") || "(site)";
 
@@ -177,7 +177,6 @@ function failingPage(report: ValidationReport, root: string, shot: ValidationRep
   return `<section class="page"><figure><img alt="Screenshot of ${html(shot.page)}${shot.outlined?.length ? ", the failing element outlined" : ""}" src="${image}"><figcaption>${html(shot.page)}</figcaption></figure><div><h3>${html(shot.page)}</h3>${outlined}<ul>${findings}</ul></div></section>`;
 }
 
-/** One self-contained HTML page: verdict, findings, screenshots of failing pages beside their findings, perf. */
 /** A message, its end folded away past FOLD characters. */
 const FOLD = 300;
 function folded(message: string): string {
@@ -186,6 +185,20 @@ function folded(message: string): string {
   return `<details><summary>${html(message.slice(0, cut))} …</summary>${html(message.slice(cut))}</details>`;
 }
 
+/** The findings the verdict does not count: those accepted in the config, and what this machine's network explains. */
+function notCounted(report: ValidationReport): string {
+  const table = (title: string, items: Finding[] | undefined, said: (finding: Finding) => string) =>
+    items?.length
+      ? `<h3>${html(title)} (${items.length})</h3><table class="aside"><tr><th>where</th><th>tool</th><th>what</th></tr>${items
+          .map((f) => `<tr><td>${html(where(f))}</td><td><code>${html(f.tool)}</code></td><td>${folded(said(f))}</td></tr>`)
+          .join("")}</table>`
+      : "";
+  const accepted = table("Accepted in vigie.config.json", report.accepted, (f) => `${f.rule ?? ""}: ${(f as AcceptedFinding).reason}`);
+  const network = table("Not judged: this machine's network", report.notJudged, (f) => f.message);
+  return accepted || network ? `<h2>Not counted in the verdict</h2>\n${accepted}${network}` : "";
+}
+
+/** One self-contained HTML page: verdict, findings, screenshots of failing pages beside their findings, perf. */
 export function toHtml(report: ValidationReport, root: string): string {
   const colour = { PASS: "#1e7a3c", WARN: "#a05a00", FAIL: "#b42318" }[report.verdict];
   const shots = report.screenshots.map((shot) => failingPage(report, root, shot)).join("\n");
@@ -214,7 +227,7 @@ export function toHtml(report: ValidationReport, root: string): string {
 body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;max-width:72rem;padding:1.5rem;color:#1b2430}
 h1{margin:0}.verdict{display:inline-block;padding:.2rem .8rem;border-radius:6px;color:#fff;background:${colour}}
 table{border-collapse:collapse;width:100%;margin:1rem 0;table-layout:fixed}td,th{border:1px solid #d9dde3;padding:.35rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
-table.findings th:nth-child(1){width:5.5rem}table.findings th:nth-child(2){width:24%}table.findings th:nth-child(3){width:11rem}
+table.findings th:nth-child(1){width:5.5rem}table.aside th:nth-child(1){width:30%}table.aside th:nth-child(2){width:11rem}table.findings th:nth-child(2){width:24%}table.findings th:nth-child(3){width:11rem}
 details summary{cursor:pointer}
 tr.fail td:first-child{color:#b42318;font-weight:700}tr.warn td:first-child{color:#a05a00;font-weight:700}
 small{color:#4a5565}section.page{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:1rem;align-items:start;margin:1rem 0;padding-top:1rem;border-top:1px solid #d9dde3}
@@ -228,6 +241,7 @@ table.findings tr{border:1px solid #d9dde3;margin-bottom:.5rem}table.findings td
 <p>${html(report.project)} · ${html(report.startedAt)} · ${report.durationS} s${report.shard ? ` · shard ${report.shard.index}/${report.shard.count}` : ""}${report.harnessError ? ` · could not run: ${html(report.harnessError.message)} (${html(report.harnessError.hint)})` : ""}</p>
 <h2>Findings (${report.findings.length})</h2>
 ${findings ? `<table class="findings"><tr><th>severity</th><th>where</th><th>tool</th><th>what, and what to do</th></tr>${findings}</table>` : "<p>None: every check passed.</p>"}
+${notCounted(report)}
 ${shots ? `<h2>Failing pages</h2>\n${shots}` : ""}
 ${perf ? `<h2>Performance (medians)</h2><table><tr><th>page</th><th>load ms</th><th>TTFB ms</th><th>LCP ms</th><th>CLS</th><th>kB</th><th>requests</th><th>budget</th></tr>${perf}</table>` : ""}
 <h2>Steps</h2><table><tr><th>step</th><th>status</th><th>time</th><th>summary</th></tr>${steps}</table>

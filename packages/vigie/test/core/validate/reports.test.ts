@@ -194,6 +194,13 @@ describe("findings this machine's network explains", () => {
       text,
       /not judged: this machine's network \(1, not counted\):\n {2}\/homes\/personal\/ src\/pages\/homes\/personal\.astro:296:21 \[blog_build_run\] not judged: the build/,
     );
+    // The HTML report lists them apart too, with what the config accepted.
+    const accepted = [{ ...(findings[0] as Finding), rule: "landmark-unique", reason: "the code blocks' frames, by design" }];
+    const page = toHtml({ ...report, accepted }, "/tmp");
+    const aside = page.slice(page.indexOf("<h2>Not counted in the verdict</h2>"));
+    assert.match(aside, /<h3>Accepted in vigie\.config\.json \(1\)<\/h3>.*landmark-unique: the code blocks' frames, by design/s);
+    assert.match(aside, /<h3>Not judged: this machine's network \(1\)<\/h3>.*plus\.unsplash\.com/s);
+    assert.match(page.slice(0, page.indexOf("<h2>Not counted")), /<h2>Findings \(1\)<\/h2>/);
   });
 });
 
