@@ -4,6 +4,7 @@
 // data, so its pages still answer 200 with the old text. Read from the dev server's log since
 // the last look, each error is named at the changed file and, for a field that fails, at the
 // frontmatter line of that field.
+import { utimesSync } from "node:fs";
 import { join } from "node:path";
 import { linesSince } from "../devServer/log.ts";
 import { readText } from "../files.ts";
@@ -43,7 +44,8 @@ const HALF_READ_WAIT_MS = 3000;
 /**
  * The errors the content loaders logged (from byte `from` of the log on) for the changed files,
  * and where the log then ended. An error from a read of a half-written file is waited past (the
- * loader reads the file again once written, within HALF_READ_WAIT_MS), then left out.
+ * loader reads the file again once written, within HALF_READ_WAIT_MS, touched halfway if need
+ * be); one that still stands is said as such.
  */
 export async function contentErrorsSince(
   project: Project,
@@ -58,11 +60,32 @@ export async function contentErrorsSince(
   };
   const by = Date.now() + HALF_READ_WAIT_MS;
   let found = read();
+  let touched = false;
   while (found.errors.some((error) => error.halfRead) && Date.now() < by && !signal?.aborted) {
     await sleep(100);
     found = read();
+    // The watcher may have told the loader of one write only: the file is touched (its time, not
+    // its text) so that it is read again, whole, as a second save would.
+    if (!touched && Date.now() > by - HALF_READ_WAIT_MS / 2) {
+      touched = true;
+      for (const error of found.errors.filter((each) => each.halfRead)) touch(join(project.root, error.file));
+    }
   }
-  return { errors: found.errors.filter((error) => !error.halfRead), end: found.end };
+  const errors = found.errors.map((error) =>
+    error.halfRead
+      ? { ...error, message: `${error.message} (the dev server read the file while it was being written: save it again)` }
+      : error,
+  );
+  return { errors, end: found.end };
+}
+
+function touch(path: string): void {
+  try {
+    const now = new Date();
+    utimesSync(path, now, now);
+  } catch {
+    // gone since: nothing to read again
+  }
 }
 
 /** The content errors of these log lines that name one of the changed files (pure: the reader gives the files' text). */

@@ -100,17 +100,24 @@ function vigieDevPlugin(state) {
     name: "vigie-dev",
     apply: "serve",
     configureServer(server) {
-      // A server made again in this process: the config changed and it restarted with it.
-      if (seen.servers) {
-        seen.seq += 1;
-        seen.last = { seq: seen.seq, at: Date.now(), kind: "restarted" };
-      }
+      // A server made again in this process: the config changed and it restarted with it. Vite
+      // makes it while the old one still answers, closes the old one, then hands it the requests:
+      // the restart is told by the new server's first request, never by the old one closing
+      // (pages loaded then met a closed pipeline: MDX modules failed to parse, and stayed so).
+      let restarted = Boolean(seen.servers);
       seen.servers = (seen.servers ?? 0) + 1;
       watchChanges(server, seen);
       // What the browsers are told: an HMR update, a full reload, or an error for the overlay.
       watchSend(server.ws, seen);
       watchSend(server.environments?.client?.hot, seen);
-      server.middlewares.use((request, response, next) => handle(server, state, seen, request, response, next));
+      server.middlewares.use((request, response, next) => {
+        if (restarted) {
+          restarted = false;
+          seen.seq += 1;
+          seen.last = { seq: seen.seq, at: Date.now(), kind: "restarted" };
+        }
+        return handle(server, state, seen, request, response, next);
+      });
     },
   };
 }
