@@ -116,7 +116,8 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   // The type check runs in the server while the pages are checked.
   const types = typeErrors(origin, answer.changed.filter(exists), options.signal);
   const now = await checkPages(site, origin, toCheck, options);
-  const again = answer.changed.some(isConfigFile) ? await checkAgainAfterRestart(site, origin, answer.seq, now, options) : undefined;
+  const config = answer.changed.find(isConfigFile);
+  const again = config ? await checkAgainAfterRestart(site, origin, answer.seq, now, options) : undefined;
   const removed = await removedPages(origin, moved, now, options.signal);
   // An entry the content loaders refused keeps its old data on its pages: the error is the page's fault.
   const content = await contentErrorsSince(project, baseline.logAt ?? logSize(project), answer.changed, options.signal);
@@ -130,7 +131,6 @@ export async function devChanges(site: Site, options: DevChangesOptions): Promis
   const missing = locateMissingImports(project, now);
   const { checked, compileError } = compare(baseline, toCheck, now, answer);
   const done = new Set(checked.map((page) => page.path));
-  const config = answer.changed.find(isConfigFile);
   // An error the server told since is the edit's only while a page checked still fails on the server.
   const failing = [...now.values()].some((faults) => faults.some((fault) => fault.serverError));
   const applied = appliedOf({
@@ -357,8 +357,8 @@ const RESTART_SETTLE_MS = 1000;
 
 /**
  * The pages that failed on the server just after it restarted with a changed config, loaded once
- * more: a server re-initialising may fail its first renders (a compiler not yet in place: "Failed
- * to parse source for import analysis" on an MDX page) and not the next. What fails again stands.
+ * more: what fails again stands. A guard: the restart is told once the new server serves (the
+ * dev integration), and a first render that fails then is not expected to pass the next time.
  */
 async function checkAgainAfterRestart(
   site: Site,

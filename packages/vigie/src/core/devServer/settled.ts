@@ -106,7 +106,7 @@ export async function untilNoDevStart(
   return { waitedFor: first, ms: Date.now() - started, gaveUp: !settled };
 }
 
-/** The line a build's log says a wait in. */
+/** The build log's line for such a wait. */
 export function devStartWaitLine(waited: DevStartWait): string {
   const end = waited.gaveUp ? ", still starting when the wait ran out" : ", until it listened";
   return `waited ${waited.ms} ms for a dev server starting on the project: ${waited.waitedFor}${end}`;

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_PREFIX } from "../config.ts";
 import { stripAnsi } from "../process/output.ts";
-import { type AcceptedFinding, type Finding, type ValidationReport, verdictOf } from "./steps/findings.ts";
+import { type Finding, type ValidationReport, verdictOf } from "./steps/findings.ts";
 
 const where = (finding: Finding) => [finding.page, finding.file].filter(Boolean).join(" ") || "(site)";
 
@@ -187,13 +187,13 @@ function folded(message: string): string {
 
 /** The findings the verdict does not count: those accepted in the config, and what this machine's network explains. */
 function notCounted(report: ValidationReport): string {
-  const table = (title: string, items: Finding[] | undefined, said: (finding: Finding) => string) =>
+  const table = <T extends Finding>(title: string, items: T[] | undefined, said: (finding: T) => string) =>
     items?.length
       ? `<h3>${html(title)} (${items.length})</h3><table class="aside"><tr><th>where</th><th>tool</th><th>what</th></tr>${items
           .map((f) => `<tr><td>${html(where(f))}</td><td><code>${html(f.tool)}</code></td><td>${folded(said(f))}</td></tr>`)
           .join("")}</table>`
       : "";
-  const accepted = table("Accepted in vigie.config.json", report.accepted, (f) => `${f.rule ?? ""}: ${(f as AcceptedFinding).reason}`);
+  const accepted = table("Accepted in vigie.config.json", report.accepted, (f) => `${f.rule ?? ""}: ${f.reason}`);
   const network = table("Not judged: this machine's network", report.notJudged, (f) => f.message);
   return accepted || network ? `<h2>Not counted in the verdict</h2>\n${accepted}${network}` : "";
 }
@@ -227,7 +227,8 @@ export function toHtml(report: ValidationReport, root: string): string {
 body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;max-width:72rem;padding:1.5rem;color:#1b2430}
 h1{margin:0}.verdict{display:inline-block;padding:.2rem .8rem;border-radius:6px;color:#fff;background:${colour}}
 table{border-collapse:collapse;width:100%;margin:1rem 0;table-layout:fixed}td,th{border:1px solid #d9dde3;padding:.35rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
-table.findings th:nth-child(1){width:5.5rem}table.aside th:nth-child(1){width:30%}table.aside th:nth-child(2){width:11rem}table.findings th:nth-child(2){width:24%}table.findings th:nth-child(3){width:11rem}
+table.findings th:nth-child(1){width:5.5rem}table.findings th:nth-child(2){width:24%}table.findings th:nth-child(3){width:11rem}
+table.aside th:nth-child(1){width:30%}table.aside th:nth-child(2){width:11rem}
 details summary{cursor:pointer}
 tr.fail td:first-child{color:#b42318;font-weight:700}tr.warn td:first-child{color:#a05a00;font-weight:700}
 small{color:#4a5565}section.page{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:1rem;align-items:start;margin:1rem 0;padding-top:1rem;border-top:1px solid #d9dde3}
